@@ -1,0 +1,154 @@
+package org.shmav;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+/**
+ * An address vector ({@code fi_av}): maps endpoint addresses to compact fi_addr values.
+ *
+ * <p>A private AV (no name) lives in this process and grows past its count. A named AV lives in a
+ * file under the domain's shm directory (see {@code shm-layout.md}); every process that opens the
+ * name sees the same entries and the same fi_addr values.
+ *
+ * <p><b>Thread safety.</b> Every method may be called by many threads at once, except {@link #close()},
+ * which must not race with other calls on the same handle. {@link #lookup} and {@link #reverseLookup}
+ * are lock-free and allocate nothing: they read a slot's state and generation before and after copying
+ * it, so they never return a torn address. Writers of a named AV coordinate across processes with
+ * compare-and-swap only; writers of a private AV are serialised by a lock inside the handle.
+ *
+ * <p><b>fi_addr values.</b> FI_AV_TABLE: the slot index. FI_AV_MAP: {@code attr().mapAddr() + index}.
+ * Either way the top {@code rxCtxBits} bits (see {@link Fi#rxAddr}) and, on a domain with
+ * {@code maxGroupId > 0}, bits 32..63 (see {@link Fi#groupAddr}) are ignored by lookup.
+ */
+public interface AddressVector extends AutoCloseable
+{
+    /** The resolved attributes: type (UNSPEC resolved to TABLE), capacity of a named AV, its map_addr base. */
+    AvAttr attr();
+
+    /**
+     * {@code fi_av_insert}: inserts {@code count} addresses of {@code addrlen} bytes read from
+     * {@code addrs} (position to limit; for FI_ADDR_STR, {@code count} NUL-terminated strings one after
+     * another). The buffer's position is not changed.
+     *
+     * <p>Returns the number inserted. A failed address is not an exception: its {@code fiAddr[i]} is
+     * {@link Fi#ADDR_NOTAVAIL} and, with {@link Fi#SYNC_ERR}, {@code ((int[]) context)[i]} holds a
+     * positive errno: FI_EADDRNOTAVAIL for an invalid address (port 0, unspecified address, non-zero
+     * {@code sin_zero}, wrong family), FI_ENOSPC when a named AV is full. An address already present
+     * returns its existing fi_addr, counts as inserted and takes a reference (it then needs one more remove).
+     * With {@link Fi#EVENT} set at open, returns 0 and posts one error entry per failed address, then one
+     * {@link EqEvent#AV_COMPLETE} event.
+     *
+     * @param fiAddr    receives the fi_addr of each address; may be null; with {@link Fi#AV_USER_ID} it
+     *                  also carries the user id in, and with {@link Fi#AUTH_KEY} the auth-key handle in
+     * @param flags     {@link Fi#MORE}, {@link Fi#SYNC_ERR}, {@link Fi#AV_USER_ID}, {@link Fi#AUTH_KEY}
+     * @throws FabricException FI_EBADFLAGS for other flags; FI_EINVAL for short buffers, a bad SYNC_ERR
+     *                         context, a missing fiAddr where input is needed; FI_ENOEQ for FI_EVENT without
+     *                         a bound queue; FI_EPERM on a read-only handle
+     */
+    int insert(ByteBuffer addrs, int count, long[] fiAddr, long flags, Object context);
+
+    /** {@link #insert(ByteBuffer, int, long[], long, Object)} for an FI_ADDR_STR domain, one string per address. */
+    int insert(String[] addrs, long[] fiAddr, long flags, Object context);
+
+    /**
+     * {@code fi_av_insertsvc}: inserts the address of {@code node} (numeric or a host name, resolved by
+     * the JDK resolver; every resolved address of the domain's family is tried, the first valid one is
+     * inserted) and {@code service} (a port number). On an FI_ADDR_STR domain {@code node} is the address
+     * and {@code service} must be null. Returns 1 or 0 as insert does.
+     */
+    int insertSvc(String node, String service, long[] fiAddr, long flags, Object context);
+
+    /**
+     * {@code fi_av_insertsym}: inserts {@code nodeCnt x svcCnt} addresses: nodes {@code node .. node+nodeCnt-1}
+     * (an IPv4 or IPv6 literal counted upward, or a host name with a numeric suffix), each with services
+     * {@code service .. service+svcCnt-1}, all services of a node before the next node.
+     */
+    int insertSym(String node, int nodeCnt, String service, int svcCnt, long[] fiAddr, long flags, Object context);
+
+    /**
+     * {@code fi_av_remove}: drops one reference on each of {@code fiAddr[0..count)}; an entry goes when its
+     * last reference does, and its index is then reused by a later insert. Every element is processed;
+     * afterwards FI_EINVAL is thrown if any was unset, removed or out of range. With {@link Fi#AUTH_KEY}
+     * the elements are auth-key handles (FI_EBUSY while an enabled endpoint uses the key). Other flags:
+     * FI_EINVAL. FI_EPERM on a read-only handle.
+     */
+    void remove(long[] fiAddr, int count, long flags);
+
+    /**
+     * {@code fi_av_lookup}: copies {@code min(addr.remaining(), addrlen)} bytes of the address at
+     * {@code fiAddr} into {@code addr} at its position (the position is not changed) and returns addrlen,
+     * the size needed. Lock-free and allocation-free.
+     *
+     * @throws FabricException FI_EINVAL for an unset, removed or out-of-range fi_addr, including ADDR_NOTAVAIL
+     */
+    int lookup(long fiAddr, ByteBuffer addr);
+
+    /** {@link #lookup} for an FI_ADDR_STR domain. */
+    String lookupString(long fiAddr);
+
+    /** {@code fi_av_straddr}: the address at {@code addr}'s position in libfabric's text form, e.g. {@code fi_sockaddr_in://10.0.0.1:5000}. */
+    String straddr(ByteBuffer addr);
+
+    /** {@code fi_av_bind} (deprecated in libfabric): binds the queue of an AV opened with FI_EVENT; FI_EINVAL otherwise or for flags != 0. */
+    void bind(EventQueue eq, long flags);
+
+    /**
+     * {@code fi_av_insert_auth_key}: stores an authorization key of the domain's authKeySize and returns
+     * its auth-key handle; inserting the same key again returns the same handle and takes a reference.
+     * FI_EINVAL when the domain was not opened with avAuthKey, for a wrong size or flags != 0; FI_ENOSPC
+     * when the AV's key table is full.
+     */
+    long insertAuthKey(ByteBuffer authKey, long flags);
+
+    /**
+     * {@code fi_av_lookup_auth_key}: copies the key of an auth-key handle, or of an address inserted with
+     * FI_AUTH_KEY, truncated to {@code authKey.remaining()}, and returns the key size. FI_EINVAL for an
+     * unknown handle or an address without a key.
+     */
+    int lookupAuthKey(long fiAddr, ByteBuffer authKey);
+
+    /**
+     * {@code fi_av_set_user_id}: sets the user id of an entry (or, with {@link Fi#AUTH_KEY}, of an auth-key
+     * handle). FI_EINVAL when the AV was not opened with {@link Fi#AV_USER_ID}, for other flags or an invalid fi_addr.
+     */
+    void setUserId(long fiAddr, long userId, long flags);
+
+    /** The user id of an entry: {@link Fi#ADDR_NOTAVAIL} until one is set. FI_EINVAL for an invalid fi_addr. */
+    long userId(long fiAddr);
+
+    /** {@code fi_av_set}: opens an AV set over this AV. */
+    AvSet openSet(AvSetAttr attr);
+
+    /** {@code fi_close}: FI_EBUSY while an endpoint or AV set references the AV. A named AV's file stays. */
+    @Override
+    void close();
+
+    /** Entries valid now, counted across every process that shares the AV. */
+    long count();
+
+    /** Waits until {@link #count()} is at least {@code n}; true if it is, false on timeout. */
+    boolean awaitCount(long n, Duration timeout);
+
+    /** The fi_addr of an inserted address (bytes at {@code addr}'s position), or {@link Fi#ADDR_NOTAVAIL}. */
+    long reverseLookup(ByteBuffer addr);
+
+    /**
+     * Inserts one address at a chosen index, for launchers that publish rank r's address at fi_addr r.
+     * Returns the fi_addr. The same address already at that index is a success (a reference is taken).
+     *
+     * @throws FabricException FI_EADDRINUSE when the index holds another address; FI_EALREADY when the
+     *                         address is present at another index; FI_EINVAL for an index out of range
+     *                         or an invalid address; FI_EPERM on a read-only handle
+     */
+    long insertAt(long index, ByteBuffer addr);
+
+    /**
+     * Repairs what dead processes left behind: slot claims and removals abandoned mid-way are undone
+     * or finished, their attacher entries freed. Live writers are never disturbed. Returns how many
+     * slots were repaired. Writers also do this automatically when they meet a dead owner.
+     */
+    int recover();
+
+    /** True for a handle opened with {@link Fi#READ}. */
+    boolean isReadOnly();
+}

@@ -1,0 +1,306 @@
+package org.shmav;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Conversion between {@link InetSocketAddress} and libfabric's binary address layout (Linux
+ * {@code struct sockaddr_in}, 16 bytes, and {@code struct sockaddr_in6}, 28 bytes: {@code sin_family}
+ * in host byte order, port and address in network order), validation as libfabric's
+ * {@code ofi_valid_dest_ipaddr} does it, and {@code fi_av_straddr} text.
+ */
+public final class Addresses
+{
+    /** Linux {@code AF_INET}. */
+    public static final int AF_INET = 2;
+    /** Linux {@code AF_INET6}. */
+    public static final int AF_INET6 = 10;
+
+    private Addresses()
+    {
+    }
+
+    /** A new buffer holding {@code address} as a sockaddr_in or sockaddr_in6, position 0. */
+    public static ByteBuffer toSockaddr(final InetSocketAddress address)
+    {
+        final boolean v6 = address.getAddress() instanceof Inet6Address;
+        final ByteBuffer b = ByteBuffer.allocate(v6 ? AddrFormat.SOCKADDR_IN6.addrlen() : AddrFormat.SOCKADDR_IN.addrlen());
+        put(b, address);
+        return b.flip();
+    }
+
+    /**
+     * Writes {@code address} at {@code dst}'s position as a sockaddr_in (IPv4) or sockaddr_in6 (IPv6)
+     * and advances the position. The address must be resolved.
+     */
+    public static void put(final ByteBuffer dst, final InetSocketAddress address)
+    {
+        final InetAddress ip = address.getAddress();
+        if (ip == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "address " + address + " is unresolved");
+        }
+        final int start = dst.position();
+        final byte[] raw = ip.getAddress();
+        if (ip instanceof Inet4Address)
+        {
+            putFamily(dst, start, AF_INET);
+            putPort(dst, start, address.getPort());
+            dst.put(start + 4, raw);
+            for (int i = 8; i < 16; i++)
+            {
+                dst.put(start + i, (byte)0);
+            }
+            dst.position(start + 16);
+        }
+        else
+        {
+            putFamily(dst, start, AF_INET6);
+            putPort(dst, start, address.getPort());
+            dst.putInt(start + 4, 0); // sin6_flowinfo
+            dst.put(start + 8, raw);
+            final int scope = ((Inet6Address)ip).getScopeId();
+            for (int i = 0; i < 4; i++) // sin6_scope_id, host byte order
+            {
+                final int shift = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 8 * i : 24 - 8 * i;
+                dst.put(start + 24 + i, (byte)(scope >>> shift));
+            }
+            dst.position(start + 28);
+        }
+    }
+
+    /** The sockaddr at {@code src}'s position as an {@link InetSocketAddress}; FI_EINVAL for an unknown family. */
+    public static InetSocketAddress toInetSocketAddress(final ByteBuffer src)
+    {
+        final int at = src.position();
+        final int family = family(src, at);
+        try
+        {
+            if (family == AF_INET && src.remaining() >= 16)
+            {
+                final byte[] raw = new byte[4];
+                src.get(at + 4, raw);
+                return new InetSocketAddress(InetAddress.getByAddress(raw), port(src, at));
+            }
+            if (family == AF_INET6 && src.remaining() >= 28)
+            {
+                final byte[] raw = new byte[16];
+                src.get(at + 8, raw);
+                return new InetSocketAddress(InetAddress.getByAddress(raw), port(src, at));
+            }
+        }
+        catch (final UnknownHostException e)
+        {
+            throw new IllegalStateException(e); // cannot happen for 4 or 16 raw bytes
+        }
+        throw new FabricException("fi_av_lookup", FiErrno.EINVAL, "not a sockaddr_in or sockaddr_in6: family=" +
+            family + " length=" + src.remaining());
+    }
+
+    /** {@code sa_family} of the sockaddr at {@code at}, read in host byte order. */
+    public static int family(final ByteBuffer src, final int at)
+    {
+        final int lo = src.get(at) & 0xFF;
+        final int hi = src.get(at + 1) & 0xFF;
+        return ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? (hi << 8) | lo : (lo << 8) | hi;
+    }
+
+    /** The port of the sockaddr at {@code at}, read in network byte order. */
+    public static int port(final ByteBuffer src, final int at)
+    {
+        return ((src.get(at + 2) & 0xFF) << 8) | (src.get(at + 3) & 0xFF);
+    }
+
+    /**
+     * Whether the {@code format} address at {@code src[at]} is a valid destination: 0, or the positive
+     * errno that insert reports (FI_EADDRNOTAVAIL) when it is not. sockaddr_in: family AF_INET, port != 0,
+     * address != 0.0.0.0, {@code sin_zero} all zero. sockaddr_in6: family AF_INET6, port != 0, address
+     * != ::. FI_ADDR_STR: 1 to {@value AddrFormat#MAX_STR_LEN} bytes including the NUL, no control characters.
+     * Reads only, allocates nothing.
+     */
+    public static int validate(final AddrFormat format, final ByteBuffer src, final int at, final int len)
+    {
+        switch (format)
+        {
+            case SOCKADDR_IN:
+                if (len != 16 || family(src, at) != AF_INET || port(src, at) == 0 || src.getInt(at + 4) == 0 ||
+                    src.getLong(at + 8) != 0)
+                {
+                    return FiErrno.EADDRNOTAVAIL;
+                }
+                return 0;
+            case SOCKADDR_IN6:
+                if (len != 28 || family(src, at) != AF_INET6 || port(src, at) == 0 ||
+                    (src.getLong(at + 8) == 0 && src.getLong(at + 16) == 0))
+                {
+                    return FiErrno.EADDRNOTAVAIL;
+                }
+                return 0;
+            case ADDR_STR:
+                if (len < 2 || len > AddrFormat.MAX_STR_LEN || src.get(at + len - 1) != 0)
+                {
+                    return FiErrno.EADDRNOTAVAIL;
+                }
+                for (int i = 0; i < len - 1; i++)
+                {
+                    final int c = src.get(at + i) & 0xFF;
+                    if (c < 0x20 || c == 0x7F)
+                    {
+                        return FiErrno.EADDRNOTAVAIL;
+                    }
+                }
+                return 0;
+            default:
+                return FiErrno.EADDRNOTAVAIL;
+        }
+    }
+
+    /**
+     * Length of the FI_ADDR_STR address at {@code src[at]}: bytes up to and including its NUL, or -1
+     * when no NUL comes within {@value AddrFormat#MAX_STR_LEN} bytes or before {@code limit}.
+     */
+    public static int strLength(final ByteBuffer src, final int at, final int limit)
+    {
+        final int end = Math.min(limit, at + AddrFormat.MAX_STR_LEN);
+        for (int i = at; i < end; i++)
+        {
+            if (src.get(i) == 0)
+            {
+                return i - at + 1;
+            }
+        }
+        return -1;
+    }
+
+    /** An FI_ADDR_STR address as NUL-terminated UTF-8, position 0. */
+    public static ByteBuffer toStrAddr(final String address)
+    {
+        final byte[] utf8 = address.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(utf8.length + 1).put(utf8).put((byte)0).flip();
+    }
+
+    /**
+     * {@code fi_av_straddr}: the address at {@code addr}'s position in libfabric's {@code ofi_straddr}
+     * format: {@code fi_sockaddr_in://10.0.0.1:5000}, {@code fi_sockaddr_in6://[::1]:5000} (the address
+     * as inet_ntop writes it), the string itself for FI_ADDR_STR. Null for a family that does not match.
+     */
+    public static String straddr(final AddrFormat format, final ByteBuffer addr)
+    {
+        final int at = addr.position();
+        switch (format)
+        {
+            case SOCKADDR_IN:
+            case SOCKADDR_IN6:
+            {
+                final int family = addr.remaining() >= 4 ? family(addr, at) : -1;
+                if (family == AF_INET && addr.remaining() >= 16)
+                {
+                    return "fi_sockaddr_in://" + (addr.get(at + 4) & 0xFF) + '.' + (addr.get(at + 5) & 0xFF) + '.' +
+                        (addr.get(at + 6) & 0xFF) + '.' + (addr.get(at + 7) & 0xFF) + ':' + port(addr, at);
+                }
+                if (family == AF_INET6 && addr.remaining() >= 28)
+                {
+                    return "fi_sockaddr_in6://[" + ntop6(addr, at + 8) + "]:" + port(addr, at);
+                }
+                return null;
+            }
+            case ADDR_STR:
+            {
+                final int len = strLength(addr, at, addr.limit());
+                final int n = len < 0 ? addr.remaining() : len - 1;
+                final byte[] b = new byte[n];
+                addr.get(at, b);
+                return new String(b, StandardCharsets.UTF_8);
+            }
+            default:
+                return null;
+        }
+    }
+
+    /** IPv6 text as glibc's inet_ntop writes it: lowercase, the longest run of 2+ zero groups as ::. */
+    static String ntop6(final ByteBuffer b, final int at)
+    {
+        final int[] words = new int[8];
+        for (int i = 0; i < 8; i++)
+        {
+            words[i] = ((b.get(at + 2 * i) & 0xFF) << 8) | (b.get(at + 2 * i + 1) & 0xFF);
+        }
+        int bestBase = -1;
+        int bestLen = 0;
+        for (int i = 0; i < 8; )
+        {
+            if (words[i] != 0)
+            {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < 8 && words[j] == 0)
+            {
+                j++;
+            }
+            if (j - i > bestLen)
+            {
+                bestBase = i;
+                bestLen = j - i;
+            }
+            i = j;
+        }
+        if (bestLen < 2)
+        {
+            bestBase = -1;
+        }
+        final StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < 8; i++)
+        {
+            if (bestBase >= 0 && i >= bestBase && i < bestBase + bestLen)
+            {
+                if (i == bestBase)
+                {
+                    sb.append(':');
+                }
+                continue;
+            }
+            if (i != 0)
+            {
+                sb.append(':');
+            }
+            // IPv4-compatible (::a.b.c.d) and IPv4-mapped (::ffff:a.b.c.d) tails, as inet_ntop prints them.
+            if (i == 6 && bestBase == 0 && (bestLen == 6 || (bestLen == 5 && words[5] == 0xFFFF)))
+            {
+                sb.append(words[6] >>> 8).append('.').append(words[6] & 0xFF).append('.')
+                    .append(words[7] >>> 8).append('.').append(words[7] & 0xFF);
+                return sb.toString();
+            }
+            sb.append(Integer.toHexString(words[i]));
+        }
+        if (bestBase >= 0 && bestBase + bestLen == 8)
+        {
+            sb.append(':');
+        }
+        return sb.toString();
+    }
+
+    private static void putFamily(final ByteBuffer dst, final int at, final int family)
+    {
+        if (ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN)
+        {
+            dst.put(at, (byte)family).put(at + 1, (byte)(family >>> 8));
+        }
+        else
+        {
+            dst.put(at, (byte)(family >>> 8)).put(at + 1, (byte)family);
+        }
+    }
+
+    private static void putPort(final ByteBuffer dst, final int at, final int port)
+    {
+        dst.put(at + 2, (byte)(port >>> 8)).put(at + 3, (byte)port);
+    }
+}
