@@ -1,0 +1,87 @@
+package org.shmav.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real child JVM running a main class of the test classpath, with its output in a file (no pipe
+ * to fill up). Every wait is bounded; a child still running at its deadline is killed with SIGKILL.
+ */
+public final class ChildJvm implements AutoCloseable
+{
+    private final Process process;
+    private final Path output;
+
+    private ChildJvm(final Process process, final Path output)
+    {
+        this.process = process;
+        this.output = output;
+    }
+
+    /** Starts {@code main} with {@code args} in a new JVM that shares this JVM's classpath. */
+    public static ChildJvm start(final Class<?> main, final Path outputDir, final String... args) throws IOException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-XX:+UseSerialGC");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        Files.createDirectories(outputDir);
+        final Path output = Files.createTempFile(outputDir, main.getSimpleName() + "-", ".log");
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        return new ChildJvm(p, output);
+    }
+
+    public long pid()
+    {
+        return process.pid();
+    }
+
+    public boolean isAlive()
+    {
+        return process.isAlive();
+    }
+
+    /** Waits for the exit code; kills the child and throws if it has not exited within {@code timeout}. */
+    public int waitFor(final Duration timeout) throws InterruptedException, IOException
+    {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+        {
+            kill();
+            throw new AssertionError("child " + process.pid() + " did not exit within " + timeout + "; output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    /** SIGKILL, then reap, so that the pid is not left as a zombie. */
+    public void kill() throws InterruptedException
+    {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Everything the child printed so far. */
+    public String output() throws IOException
+    {
+        return Files.readString(output, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws InterruptedException
+    {
+        if (process.isAlive())
+        {
+            kill();
+        }
+    }
+}
