@@ -42,6 +42,8 @@ package org.shmav.internal;
  *  192 |                      changes (own cache line)                      |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
+ *  384 |        hashEpoch: epoch (high 32) | rebuilder + 1 (low 32)         |
+ *  448 |                       hashUsedBase                                 |
  *  512 | segment table: {@value #MAX_SEGMENTS} entries of {@value #SEGMENT_ENTRY_LENGTH} bytes |
  * </pre>
  *
@@ -117,6 +119,13 @@ public final class AvFileDescriptor
     public static final int FREE_HINT_OFFSET = 256;
     /** u64: number of attacher entries ever taken; readers sum journals below it. */
     public static final int ATTACHERS_HIGH_WATER_OFFSET = 320;
+    /** u64: hash epoch (high 32) and, while the hash is being rebuilt, the rebuilder's attacher index + 1 (low 32). */
+    public static final int HASH_EPOCH_OFFSET = 384;
+    /**
+     * i64: {@code changes + hashUsedBase} bounds the buckets not EMPTY (every bucket taken since the
+     * last rebuild follows a publish); a rebuild starts when it passes 3/4 of the buckets.
+     */
+    public static final int HASH_USED_BASE_OFFSET = 448;
     /** Start of the segment table. */
     public static final int SEGMENTS_OFFSET = 512;
     /** Entries in the segment table. */

@@ -38,7 +38,7 @@ public final class Processes
             return false;
         }
         final Optional<java.time.Instant> start = handle.get().info().startInstant();
-        if (start.isEmpty())
+        if (start.isEmpty() || AttacherDescriptor.tokenStartMillis(token) == 0)
         {
             return true;
         }

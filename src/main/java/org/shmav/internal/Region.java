@@ -70,7 +70,7 @@ public final class Region
         m.putLong(CHANGES_OFFSET, memory.getLong(CHANGES_OFFSET));
         m.putLong(FREE_HINT_OFFSET, memory.getLong(FREE_HINT_OFFSET) & 0xFFFF_FFFFL);
         m.putLong(ATTACHERS_HIGH_WATER_OFFSET, memory.getLong(ATTACHERS_HIGH_WATER_OFFSET));
-        new SlotTable(m, bigger).rebuildIndex();
+        new SlotTable(m, bigger).rebuildBuckets(); // no other writer: the region is not published yet
         return new Region(m, bigger, writer);
     }
 

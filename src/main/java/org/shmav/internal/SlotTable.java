@@ -38,6 +38,8 @@ public final class SlotTable
 
     private static final int NO_MATCH = -1;
     private static final int RETRY = -2;
+    /** No EMPTY bucket on the probe sequence: the index needs a rebuild. Never returned to callers. */
+    private static final long INDEX_FULL = -1_000_000L;
 
     private final Memory m;
     private final AvLayout layout;
@@ -152,10 +154,29 @@ public final class SlotTable
         }
     }
 
-    /** The slot holding {@code len} address bytes at {@code src[off]} bound to {@code authKey}, or -1. */
+    /**
+     * The slot holding {@code len} address bytes at {@code src[off]} bound to {@code authKey}, or -1.
+     * A slot found is always right (checked like a lookup). "Not found" is trusted only if no index
+     * rebuild started or ran meanwhile; otherwise the slots are scanned (rare: rebuilds are).
+     */
     public long reverseLookup(final ByteBuffer src, final int off, final int len, final long authKey)
     {
-        final long hash = hash(src, off, len, authKey);
+        final long epoch = m.getLongAcquire(AvFileDescriptor.HASH_EPOCH_OFFSET);
+        if ((epoch & 0xFFFF_FFFFL) == 0)
+        {
+            final long slot = probe(src, off, len, authKey, hash(src, off, len, authKey));
+            VarHandle.acquireFence();
+            if (slot >= 0 || m.getLong(AvFileDescriptor.HASH_EPOCH_OFFSET) == epoch)
+            {
+                return slot;
+            }
+        }
+        return scan(src, off, len, authKey);
+    }
+
+    /** Probes the hash for a VALID slot holding the key; -1 when none is indexed. */
+    private long probe(final ByteBuffer src, final int off, final int len, final long authKey, final long hash)
+    {
         final int tag = (int)(hash >>> 32);
         long bucket = hash & bucketMask;
         for (long probes = 0; probes <= bucketMask; probes++, bucket = (bucket + 1) & bucketMask)
@@ -170,21 +191,36 @@ public final class SlotTable
                 continue;
             }
             final long slot = (w & 0xFFFF_FFFFL) - 1;
-            if (slot < 0 || slot >= capacity)
+            if (slot >= 0 && slot < capacity && isValidWithKey(slot, src, off, len, authKey))
             {
-                continue;
-            }
-            final long s = stateWord(slot);
-            if (state(s) == VALID && payload(s) > 0 && keyEquals(slot, src, off, len, authKey))
-            {
-                VarHandle.acquireFence();
-                if (sameIncarnation(s, m.getLong(layout.slot(slot) + STATE_OFFSET)))
-                {
-                    return slot;
-                }
+                return slot;
             }
         }
         return -1;
+    }
+
+    /** Every slot, in order: the answer of a reverse lookup that raced an index rebuild. */
+    private long scan(final ByteBuffer src, final int off, final int len, final long authKey)
+    {
+        for (long slot = 0; slot < capacity; slot++)
+        {
+            if (isValidWithKey(slot, src, off, len, authKey))
+            {
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    private boolean isValidWithKey(final long slot, final ByteBuffer src, final int off, final int len, final long authKey)
+    {
+        final long s = stateWord(slot);
+        if (state(s) != VALID || payload(s) == 0 || !keyEquals(slot, src, off, len, authKey))
+        {
+            return false;
+        }
+        VarHandle.acquireFence();
+        return sameIncarnation(s, m.getLong(layout.slot(slot) + STATE_OFFSET));
     }
 
     /** Entries valid now: the sum of every attacher entry's journal delta. */
@@ -223,6 +259,39 @@ public final class SlotTable
         final long authKey, final long userId, final long mapBase)
     {
         final long hash = hash(src, off, len, authKey);
+        for (int attempt = 0; ; attempt++)
+        {
+            if (indexCrowded())
+            {
+                rebuildIndex(w);
+            }
+            if (!enterPhase(w))
+            {
+                return -FiErrno.EAGAIN;
+            }
+            final long result;
+            try
+            {
+                result = insertInPhase(w, src, off, len, authKey, userId, mapBase, hash);
+            }
+            finally
+            {
+                exitPhase(w);
+            }
+            if (result != INDEX_FULL)
+            {
+                return result;
+            }
+            if (attempt > 0 || !rebuildIndex(w))
+            {
+                return -FiErrno.ENOSPC; // every bucket holds a live entry: cannot happen with 4 buckets per slot
+            }
+        }
+    }
+
+    private long insertInPhase(final Writer w, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase, final long hash)
+    {
         final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId);
         if (existing != NO_MATCH)
         {
@@ -248,6 +317,28 @@ public final class SlotTable
         final long authKey, final long userId, final long mapBase)
     {
         final long hash = hash(src, off, len, authKey);
+        if (indexCrowded())
+        {
+            rebuildIndex(w);
+        }
+        if (!enterPhase(w))
+        {
+            return -FiErrno.EAGAIN;
+        }
+        try
+        {
+            final long result = insertAtInPhase(w, index, src, off, len, authKey, userId, mapBase, hash);
+            return result == INDEX_FULL ? -FiErrno.ENOSPC : result;
+        }
+        finally
+        {
+            exitPhase(w);
+        }
+    }
+
+    private long insertAtInPhase(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase, final long hash)
+    {
         final int slot = layout.slot(index);
         final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
         while (true)
@@ -279,7 +370,7 @@ public final class SlotTable
                 return -FiErrno.EAGAIN;
             }
         }
-        if (reverseLookup(src, off, len, authKey) >= 0)
+        if (probe(src, off, len, authKey, hash) >= 0)
         {
             undoClaim(index, w.index);
             return -FiErrno.EALREADY;
@@ -371,6 +462,10 @@ public final class SlotTable
             }
             if (b != TOMBSTONE && (int)(b >>> 32) == tag)
             {
+                if (b == entry && ownSlot >= 0)
+                {
+                    return NO_MATCH; // already indexed for this slot (cannot happen; kept so a retry is harmless)
+                }
                 final long result = examine(w, b, bucketOffset, src, off, len, authKey, userId, deadline);
                 if (result == RETRY)
                 {
@@ -384,7 +479,7 @@ public final class SlotTable
             probes++;
             bucket = (bucket + 1) & bucketMask;
         }
-        return -FiErrno.ENOSPC;
+        return INDEX_FULL;
     }
 
     /** One bucket entry of the same tag: a match (slot, reference taken), NO_MATCH, RETRY or -errno. */
@@ -474,7 +569,7 @@ public final class SlotTable
         if (found != NO_MATCH)
         {
             undoClaim(index, w.index);
-            return found; // the address was inserted meanwhile (reference taken), or -errno
+            return found; // the address was inserted meanwhile (reference taken), INDEX_FULL or -errno
         }
         m.setLongRelease(layout.map(index), mapBase + index);
         final long delta = w.delta();
@@ -740,6 +835,7 @@ public final class SlotTable
             }
         }
         repaired += AuthKeyTable.repair(m, layout, a);
+        m.setLongVolatile(entry + PHASE_OFFSET, 0);
         final long j = m.getLongVolatile(entry + JOURNAL_OFFSET);
         if (op(j) == OP_COUNTED)
         {
@@ -783,20 +879,135 @@ public final class SlotTable
         return new Writer(m, index, layout.attacher(index));
     }
 
+    // ---------------------------------------------------------------- index rebuild
+
     /**
-     * Rebuilds the hash from the slot table: every VALID slot indexed, no tombstones. Only for a region
-     * no other writer can reach (a private region being grown).
+     * True when the hash may be running out of EMPTY buckets. Buckets never go back to EMPTY except
+     * by a rebuild, and every bucket taken since the last rebuild follows a publish, so
+     * {@code changes + hashUsedBase} bounds the buckets in use.
      */
-    void rebuildIndex()
+    private boolean indexCrowded()
+    {
+        final long used = m.getLongVolatile(AvFileDescriptor.CHANGES_OFFSET) +
+            m.getLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET);
+        return used > (layout.hashBuckets() >>> 2) * 3;
+    }
+
+    /**
+     * Marks this writer as inside an insert, unless an index rebuild runs: then it waits for the
+     * rebuild (taking it over if its rebuilder died). A rebuilder sets the epoch word and then waits
+     * for every phase word to be 0; a writer sets its phase word and then reads the epoch word. Both
+     * are volatile (sequentially consistent), so either the writer sees the rebuild or the rebuilder
+     * sees the writer. False when a live rebuilder kept going past the deadline.
+     */
+    private boolean enterPhase(final Writer w)
+    {
+        final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
+        while (true)
+        {
+            m.setLongVolatile(w.entry + PHASE_OFFSET, 1);
+            final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
+            if ((epoch & 0xFFFF_FFFFL) == 0)
+            {
+                return true;
+            }
+            m.setLongVolatile(w.entry + PHASE_OFFSET, 0);
+            if (!awaitRebuild(w, epoch, deadline))
+            {
+                return false;
+            }
+        }
+    }
+
+    private void exitPhase(final Writer w)
+    {
+        m.setLongRelease(w.entry + PHASE_OFFSET, 0);
+    }
+
+    /** Waits for the rebuild marked in {@code epoch} to end; takes it over if its rebuilder died. */
+    private boolean awaitRebuild(final Writer w, final long epoch, final long deadline)
+    {
+        final int rebuilder = (int)(epoch & 0xFFFF_FFFFL) - 1;
+        while (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) == epoch)
+        {
+            if (rebuilder >= layout.attachersCapacity() || !ownerAlive(rebuilder))
+            {
+                final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
+                if (m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine))
+                {
+                    rebuildAs(w, mine);
+                }
+                return true;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            LockSupport.parkNanos(10_000);
+        }
+        return true;
+    }
+
+    /**
+     * Rebuilds the hash from the slot table, so that tombstones left by removals become EMPTY
+     * buckets again. Must be called outside an insert. Marks the rebuild in the epoch word (a new
+     * epoch, this writer as rebuilder), waits (bounded) until no other writer is inside an insert,
+     * recovering dead ones, then indexes every VALID slot afresh. Readers that overlap it see the
+     * epoch change and fall back to scanning. False when another rebuild ran instead, or live writers
+     * stayed inside an insert past the deadline (the rebuild is then abandoned without changes).
+     */
+    public boolean rebuildIndex(final Writer w)
+    {
+        final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
+        if ((epoch & 0xFFFF_FFFFL) != 0)
+        {
+            awaitRebuild(w, epoch, System.nanoTime() + CLAIM_WAIT_NANOS);
+            return false; // someone else rebuilt
+        }
+        final long mine = (((epoch >>> 32) + 1) << 32) | (w.index + 1);
+        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && rebuildAs(w, mine);
+    }
+
+    private boolean rebuildAs(final Writer w, final long mine)
+    {
+        final long idle = mine & 0xFFFF_FFFF_0000_0000L;
+        final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
+        final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
+            layout.attachersCapacity());
+        for (int a = 0; a < highWater; a++)
+        {
+            while (a != w.index && m.getLongVolatile(layout.attacher(a) + PHASE_OFFSET) != 0)
+            {
+                if (!ownerAlive(a))
+                {
+                    recoverAttacher(a); // undoes its claims and clears its phase
+                    continue;
+                }
+                if (System.nanoTime() - deadline > 0)
+                {
+                    m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle);
+                    return false;
+                }
+                LockSupport.parkNanos(10_000);
+            }
+        }
+        rebuildBuckets();
+        m.setLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET, idle);
+        return true;
+    }
+
+    /** Every bucket EMPTY, then one entry per VALID slot. Only while no writer is inside an insert. */
+    void rebuildBuckets()
     {
         for (long b = 0; b <= bucketMask; b++)
         {
             m.putLong(layout.bucket(b), EMPTY);
         }
+        long entries = 0;
         for (long i = 0; i < capacity; i++)
         {
             final int slot = layout.slot(i);
-            if (state(m.getLong(slot + STATE_OFFSET)) != VALID)
+            if (state(m.getLongVolatile(slot + STATE_OFFSET)) != VALID)
             {
                 continue;
             }
@@ -808,7 +1019,9 @@ public final class SlotTable
                 bucket = (bucket + 1) & bucketMask;
             }
             m.putLong(layout.bucket(bucket), ((hash >>> 32) << 32) | (i + 1));
+            entries++;
         }
+        m.setLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET, entries - m.getLongVolatile(AvFileDescriptor.CHANGES_OFFSET));
     }
 
     /** Gives the entry back; its journal delta stays for the next owner. */
