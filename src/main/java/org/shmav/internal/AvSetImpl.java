@@ -129,8 +129,8 @@ final class AvSetImpl implements AvSet
             throw invalid("fi_av_set", range + ": start after end");
         }
         final long stride = attr.stride() == 0 ? 1 : attr.stride();
-        final long rangeSize = Long.divideUnsigned(end - start, stride) + 1; // 0 only when it is 2^64
-        if (attr.count() > 0 && (rangeSize == 0 || Long.compareUnsigned(rangeSize, attr.count()) > 0))
+        final long rangeSize = Long.divideUnsigned(end - start, stride) + 1; // end < 2^64 - 1: no wrap to 0
+        if (attr.count() > 0 && Long.compareUnsigned(rangeSize, attr.count()) > 0)
         {
             throw invalid("fi_av_set", range + " stride=" + Long.toUnsignedString(stride) + " spans " +
                 Long.toUnsignedString(rangeSize) + " addresses, more than count=" + attr.count());
@@ -326,8 +326,7 @@ final class AvSetImpl implements AvSet
         }
         if (s.av != av)
         {
-            throw invalid(call, "src belongs to another AV (" + s.av.attr().name() + "), not this one (" +
-                av.attr().name() + ")");
+            throw invalid(call, "src belongs to another AV handle: sets of different AVs cannot be combined");
         }
         return s;
     }
