@@ -2,7 +2,7 @@ package org.shmav;
 
 /**
  * {@code struct fi_av_set_attr}. Built with {@link #builder()}; start and end default to
- * {@link Fi#ADDR_NOTAVAIL} (an empty set).
+ * {@link Fi#ADDR_NOTAVAIL} (an empty set). The rules are on {@link AddressVector#openSet(AvSetAttr)}.
  */
 public final class AvSetAttr
 {
@@ -28,7 +28,7 @@ public final class AvSetAttr
         return new Builder();
     }
 
-    /** Expected number of members; 0 lets the set grow. */
+    /** The most members the set may hold; 0 lets the set grow without limit. */
     public long count()
     {
         return count;
@@ -49,7 +49,7 @@ public final class AvSetAttr
         return stride;
     }
 
-    /** The communication key, or null; its length is {@code comm_key_size}. */
+    /** The communication key, or null; its length is {@code comm_key_size}: 0 (none) or 8 in shmav. */
     public byte[] commKey()
     {
         return commKey == null ? null : commKey.clone();
