@@ -87,6 +87,19 @@ abstract class AvSetContractTest
     }
 
     @Test
+    void shouldTreatAnRxAddrOfAnEntryAsThatEntry()
+    {
+        final AddressVector av = openAv(AvAttr.builder().type(AvType.TABLE).rxCtxBits(4).count(16));
+        insert(av, 0, 4);
+        final AvSet set = open(av, AvSetAttr.builder());
+        set.insert(Fi.rxAddr(2, 3, 4));
+        assertArrayEquals(new long[] {2}, set.members()); // stored as the plain fi_addr
+        assertErrno(FiErrno.EINVAL, () -> set.insert(2)); // the same member spelled without rx bits
+        set.remove(Fi.rxAddr(2, 1, 4));
+        assertArrayEquals(new long[0], set.members());
+    }
+
+    @Test
     void shouldRejectARangeOnAMapAv()
     {
         final AddressVector av = av(AvType.MAP, 0);

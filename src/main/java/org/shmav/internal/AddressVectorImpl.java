@@ -886,6 +886,16 @@ public final class AddressVectorImpl implements AddressVector
         return index >= 0 && r.table().isValid(index);
     }
 
+    /**
+     * The plain fi_addr of the entry {@code fiAddr} names (rx-context and group bits dropped), or
+     * {@code fiAddr} itself when it names none: one spelling per entry, for AV sets.
+     */
+    public long canonical(final long fiAddr)
+    {
+        final long index = indexOf(fiAddr);
+        return index < 0 ? fiAddr : encode(index);
+    }
+
     /** The fi_addr of every valid entry, in index order. */
     public long[] validFiAddrs()
     {

@@ -196,9 +196,10 @@ final class AvSetImpl implements AvSet
     }
 
     @Override
-    public void insert(final long fiAddr)
+    public void insert(final long addr)
     {
         checkOpen("fi_av_set_insert");
+        final long fiAddr = av.canonical(addr); // rx-context or group bits: the same member
         if (!av.isValid(fiAddr))
         {
             throw invalid("fi_av_set_insert", "fi_addr=" + hex(fiAddr) + " is not a valid entry of the AV");
@@ -216,9 +217,10 @@ final class AvSetImpl implements AvSet
     }
 
     @Override
-    public void remove(final long fiAddr)
+    public void remove(final long addr)
     {
         checkOpen("fi_av_set_remove");
+        final long fiAddr = av.canonical(addr);
         if (!index.remove(fiAddr))
         {
             throw invalid("fi_av_set_remove", "fi_addr=" + hex(fiAddr) + " is not a member");
