@@ -64,10 +64,17 @@ public final class ChildJvm implements AutoCloseable
     }
 
     /** SIGKILL, then reap, so that the pid is not left as a zombie. */
-    public void kill() throws InterruptedException
+    public void kill()
     {
         process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
+        try
+        {
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Everything the child printed so far. */
@@ -77,7 +84,7 @@ public final class ChildJvm implements AutoCloseable
     }
 
     @Override
-    public void close() throws InterruptedException
+    public void close()
     {
         if (process.isAlive())
         {
