@@ -14,6 +14,8 @@ import java.time.Duration;
 import org.shmav.AddressVector;
 import org.shmav.Addresses;
 import org.shmav.AvAttr;
+import org.shmav.AvSet;
+import org.shmav.AvSetAttr;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
@@ -28,6 +30,7 @@ import org.shmav.Fi;
  *   readonly DIR NAME N                          attach with FI_READ, resolve addresses 0..N-1, try to insert
  *   loop     DIR NAME START LOG                  insert START, START+1, ... forever, logging each ack first
  *   create   DIR NAME COUNT ID STARTMILLIS       open (create or attach) at STARTMILLIS, insert address ID
+ *   setaddr  DIR NAME                            print the collective address of an FI_UNIVERSE set, reversed
  * </pre>
  */
 public final class AvWorker
@@ -66,6 +69,7 @@ public final class AvWorker
             case "loop" -> loop(args[1], args[2], Long.parseLong(args[3]), Path.of(args[4]));
             case "create" -> create(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]),
                 Long.parseLong(args[5]));
+            case "setaddr" -> setAddr(args[1], args[2]);
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -170,6 +174,23 @@ public final class AvWorker
                     out.flush();
                 }
             }
+        }
+    }
+
+    /** Builds the same group another process builds (every entry, reversed) and prints its address. */
+    private static void setAddr(final String dir, final String name)
+    {
+        try (Domain d = domain(dir);
+             AddressVector av = d.openAv(AvAttr.builder().name(name).flags(Fi.READ).build());
+             AvSet all = av.openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build());
+             AvSet reversed = av.openSet(AvSetAttr.builder().build()))
+        {
+            final long[] members = all.members();
+            for (int i = members.length - 1; i >= 0; i--)
+            {
+                reversed.insert(members[i]);
+            }
+            System.out.println("SETADDR " + reversed.addr());
         }
     }
 

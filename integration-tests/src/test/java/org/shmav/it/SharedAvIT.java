@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Timeout;
 import org.shmav.AddressVector;
 import org.shmav.Addresses;
 import org.shmav.AvAttr;
+import org.shmav.AvSet;
+import org.shmav.AvSetAttr;
 import org.shmav.Domain;
 import org.shmav.FiErrno;
 
@@ -217,6 +219,31 @@ class SharedAvIT
                 }
             }
             assertEquals(capacity, av.count());
+        }
+    }
+
+    @Test
+    void shouldGiveTheSameGroupTheSameCollectiveAddressInEveryProcess() throws Exception
+    {
+        try (Domain d = AvWorker.domain(dir.toString());
+             AddressVector av = d.openAv(AvAttr.builder().name("group").count(16).build()))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                av.insert(Addresses.toSockaddr(AvWorker.address(i)), 1, null, 0, null);
+            }
+            final long expected;
+            try (AvSet set = av.openSet(AvSetAttr.builder().build()))
+            {
+                for (long f = 4; f >= 0; f--)
+                {
+                    set.insert(f);
+                }
+                expected = set.addr();
+            }
+            final ChildJvm child = start("setaddr", dir.toString(), "group");
+            assertEquals(0, child.waitFor(DEADLINE), child.output());
+            assertTrue(child.output().contains("SETADDR " + expected), child.output() + " expected " + expected);
         }
     }
 
