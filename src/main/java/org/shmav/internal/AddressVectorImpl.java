@@ -85,8 +85,10 @@ public final class AddressVectorImpl implements AddressVector
             mask &= 0xFFFF_FFFFL; // fi_group_addr puts the group in bits 32..63
         }
         this.addrMask = mask;
+        // A MAP AV reports the base its fi_addr values are built on (AddressVector: attr().mapAddr() + index),
+        // a private one included; a private TABLE AV has no base to report.
         this.attr = attr.toBuilder().count(privateAv ? attr.count() : region.layout().capacity())
-            .mapAddr(attr.name() == null ? 0 : mapBase).build();
+            .mapAddr(attr.name() == null && type != AvType.MAP ? 0 : mapBase).build();
     }
 
     /** {@code fi_av_open}: checks the attributes, then opens a private region or the named file. */
