@@ -763,6 +763,24 @@ abstract class AddressVectorContractTest
         }
     }
 
+    @Test
+    void shouldIgnoreGroupBitsOnLookupWhenTheDomainHasGroups()
+    {
+        try (Domain d = Domain.open(domainAttr().maxGroupId(8).build()); AddressVector av = openAv(d, table(16)))
+        {
+            insertOne(av, A);
+            final long b = insertOne(av, B);
+            assertArrayEquals(bytes(B), lookupBytes(av, Fi.groupAddr(b, 5)));
+            assertArrayEquals(bytes(B), lookupBytes(av, Fi.groupAddr(b, 8)));
+        }
+        try (Domain d = openDomain(); AddressVector av = openAv(d, table(16)))
+        {
+            final long b = insertOne(av, B);
+            assertErrno(FiErrno.EINVAL, () -> av.lookup(Fi.groupAddr(b, 5), ByteBuffer.allocate(16)),
+                "without groups bits 32..63 are part of the fi_addr");
+        }
+    }
+
     // ---------------------------------------------------------------- FI_AV_USER_ID
 
     @Test
