@@ -522,4 +522,53 @@ class NamedAvTest
             }
         }
     }
+
+    /**
+     * Two writers (two attachers, as two processes would be) insert the same addresses into an AV
+     * exactly that large. Near the end one writer may find every slot taken while the other holds the
+     * last one CLAIMED for the very address both insert: that is a duplicate, never FI_ENOSPC.
+     */
+    @Test
+    void shouldNotReportAFullAvWhileTheLastSlotIsClaimedForTheSameAddress() throws Exception
+    {
+        final int n = 32;
+        final ByteBuffer[] addrs = AvTestSupport.distinctIn4(n);
+        for (int round = 0; round < 150; round++)
+        {
+            try (AddressVector a = open(named("exact" + round, n)); AddressVector b = open(named("exact" + round, n)))
+            {
+                final java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+                try
+                {
+                    final java.util.List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
+                    for (final AddressVector av : new AddressVector[] {a, b})
+                    {
+                        results.add(pool.submit(() ->
+                        {
+                            start.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                            int inserted = 0;
+                            final int[] err = new int[1];
+                            for (final ByteBuffer addr : addrs)
+                            {
+                                inserted += av.insert(addr.duplicate(), 1, null, Fi.SYNC_ERR, err);
+                                assertEquals(0, err[0], "errno of an insert");
+                            }
+                            return inserted;
+                        }));
+                    }
+                    for (final java.util.concurrent.Future<Integer> r : results)
+                    {
+                        assertEquals(n, r.get(30, java.util.concurrent.TimeUnit.SECONDS), "round " + round);
+                    }
+                }
+                finally
+                {
+                    pool.shutdownNow();
+                }
+                assertEquals(n, a.count());
+            }
+            domain.unlinkAv("exact" + round);
+        }
+    }
 }

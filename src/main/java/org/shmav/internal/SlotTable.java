@@ -292,21 +292,51 @@ public final class SlotTable
     private long insertInPhase(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
-        final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId);
-        if (existing != NO_MATCH)
+        final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
+        boolean lastLook = false;
+        while (true)
         {
-            return existing;
+            final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId);
+            if (existing != NO_MATCH)
+            {
+                return existing;
+            }
+            long slot = claimLowest(w);
+            if (slot < 0 && recoverDead() > 0)
+            {
+                slot = claimLowest(w); // slots held by dead writers came back
+            }
+            if (slot >= 0)
+            {
+                return fillIndexPublish(w, slot, src, off, len, authKey, userId, hash, mapBase);
+            }
+            // Full, unless a claim in flight is about to be given back (its writer found its address
+            // already present) or is this very address, not yet indexed: let the claims settle, then
+            // look once more, since a claim that settled may have published this address.
+            if (lastLook)
+            {
+                return -FiErrno.ENOSPC;
+            }
+            lastLook = !claimsInFlight(w) || System.nanoTime() - deadline > 0;
+            if (!lastLook)
+            {
+                LockSupport.parkNanos(10_000);
+            }
         }
-        long slot = claimLowest(w);
-        if (slot < 0 && recoverDead() > 0)
+    }
+
+    /** True when a live writer other than {@code w} holds a CLAIMED slot. Only on the full-table path. */
+    private boolean claimsInFlight(final Writer w)
+    {
+        for (long i = 0; i < capacity; i++)
         {
-            slot = claimLowest(w); // slots held by dead writers came back
+            final long s = stateWord(i);
+            if (state(s) == CLAIMED && payload(s) != w.index)
+            {
+                return true;
+            }
         }
-        if (slot < 0)
-        {
-            return -FiErrno.ENOSPC;
-        }
-        return fillIndexPublish(w, slot, src, off, len, authKey, userId, hash, mapBase);
+        return false;
     }
 
     /**
