@@ -119,15 +119,7 @@ public final class AvRun implements Callable<Integer>
         return new JobSpec(size, name != null ? name : "avrun-" + ProcessHandle.current().pid(),
             directory != null ? directory : DomainAttr.defaultShmDirectory(), keep,
             timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds) : null,
-            demo != null ? javaCommand(demo.main) : command);
-    }
-
-    /** The command that runs {@code main} in a JVM with avrun's own classpath, tuned for a fast start. */
-    static List<String> javaCommand(final Class<?> main)
-    {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-            "-cp", System.getProperty("java.class.path"), main.getName());
+            demo != null ? JavaCommand.forMain(demo.main.getName(), List.of(), List.of()) : command);
     }
 
     private CommandLine.ParameterException usage(final String message)
