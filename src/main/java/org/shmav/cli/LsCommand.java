@@ -43,7 +43,9 @@ final class LsCommand extends AvCommand implements Callable<Integer>
             }
             catch (final FabricException e)
             {
-                others.add(new Other(file.getFileName().toString(), AvDirectory.reason(e)));
+                final String name = file.getFileName().toString();
+                others.add(new Other(name, AvDirectory.reason(e).replace("named AV '" + name + "' (" + file + ")", "file")
+                    .replace("'" + file + "'", "file")));
             }
         }
         if (json)
