@@ -25,9 +25,6 @@ import org.shmav.internal.SlotDescriptor;
  */
 final class AvHexDump
 {
-    /** Top bit of an attacher token: the entry is being recovered (the rest is the recoverer's token). */
-    private static final long RECOVERING = 1L << 63;
-
     private final Memory m;
     private final Region region;
     private final AvLayout layout;
@@ -209,9 +206,9 @@ final class AvHexDump
         {
             return "token 0: free";
         }
-        final long t = token & ~RECOVERING;
+        final long t = token & ~AttacherDescriptor.TOKEN_RECOVERING;
         return "token: pid " + AttacherDescriptor.tokenPid(t) + ", started " + Text.time(AttacherDescriptor.tokenStartMillis(t)) +
-            ((token & RECOVERING) != 0 ? ", being recovered by it" : "") + (Processes.isAlive(t) ? " (live)" : " (dead)");
+            ((token & AttacherDescriptor.TOKEN_RECOVERING) != 0 ? ", being recovered by it" : "") + (Processes.isAlive(t) ? " (live)" : " (dead)");
     }
 
     private static String opName(final int op)

@@ -109,8 +109,8 @@ record AvSnapshot(
             final int at = layout.attacher(a);
             final long token = m.getLongAcquire(at + AttacherDescriptor.TOKEN_OFFSET);
             final boolean occupied = token != 0;
-            // the top bit marks an entry being recovered; the rest is the recoverer's token
-            final boolean alive = occupied && Processes.isAlive(token & Long.MAX_VALUE);
+            // an entry being recovered holds its recoverer's token: "alive" while the recoverer runs
+            final boolean alive = occupied && Processes.isAlive(token & ~AttacherDescriptor.TOKEN_RECOVERING);
             list.add(new Attacher(a, m.getLong(at + AttacherDescriptor.PID_OFFSET),
                 m.getLong(at + AttacherDescriptor.START_MILLIS_OFFSET),
                 m.getLong(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET), occupied, alive));
