@@ -64,6 +64,10 @@ public final class Job
         final Domain domain;
         try
         {
+            if (!Files.isDirectory(spec.directory()))
+            {
+                throw new SetupException("directory " + spec.directory() + " does not exist (see --dir and SHMAV_DIR)");
+            }
             if (Files.exists(spec.directory().resolve(SharedAvFile.fileName(spec.avName())), LinkOption.NOFOLLOW_LINKS))
             {
                 throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
