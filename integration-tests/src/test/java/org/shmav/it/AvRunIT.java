@@ -116,7 +116,7 @@ class AvRunIT
     }
 
     @Test
-    void shouldReportACommandThatCannotStartAndABadName() throws Exception
+    void shouldReportSetupErrorsAndACommandThatCannotStart() throws Exception
     {
         try (ChildProcess avrun = avrun(List.of("-n", "2", "--", "/nonexistent/command")))
         {
@@ -126,6 +126,11 @@ class AvRunIT
         try (ChildProcess avrun = avrun(List.of("-n", "2", "--name", "../escape", "--", "true")))
         {
             assertEquals(125, avrun.waitFor(WAIT), avrun::stderr);
+        }
+        try (ChildProcess avrun = avrun(List.of("-n", "1", "--dir", dir.path().resolve("missing").toString(), "--", "true")))
+        {
+            assertEquals(125, avrun.waitFor(WAIT), avrun::stderr);
+            assertTrue(avrun.stderr().contains("missing does not exist"), avrun.stderr());
         }
         try (ChildProcess avrun = avrun(List.of("-n", "0", "--", "true")))
         {
