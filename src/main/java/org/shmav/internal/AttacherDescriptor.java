@@ -18,6 +18,8 @@ package org.shmav.internal;
  * entries this attacher entry has published minus removed, so the AV's count is the sum of all deltas;
  * {@code op} and {@code slot} name the one publish or removal in flight, so that a recoverer can
  * tell, after the writer died at any instruction, whether its delta already includes that step.
+ * Bit 63 of a token ({@link #TOKEN_RECOVERING}) marks a dead entry being settled by a recoverer; start
+ * times reach that bit only in the year 2667.
  */
 public final class AttacherDescriptor
 {
@@ -35,6 +37,12 @@ public final class AttacherDescriptor
     public static final int ATTACHED_MILLIS_OFFSET = 32;
     /** u64: 1 while the owner reads or writes the hash (a rebuild waits for it), else 0. */
     public static final int PHASE_OFFSET = 40;
+
+    /**
+     * Token bit 63: the entry's process is dead and a recoverer is settling it; the other bits are the
+     * recoverer's own token, so that a recoverer that dies too is replaced in turn.
+     */
+    public static final long TOKEN_RECOVERING = 1L << 63;
 
     /** Journal op: nothing in flight. */
     public static final int OP_NONE = 0;

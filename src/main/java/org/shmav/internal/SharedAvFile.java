@@ -270,15 +270,16 @@ public final class SharedAvFile
         {
             throw invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
         }
+        // Checked before opening: opening a FIFO blocks until a writer comes, possibly forever.
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS))
+        {
+            throw invalid(call, "'" + file + "' is not a regular file");
+        }
         final Set<OpenOption> options = readOnly
             ? Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
             : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         try (FileChannel ch = FileChannel.open(file, options))
         {
-            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS))
-            {
-                throw invalid(call, "'" + file + "' is not a regular file");
-            }
             final long size = ch.size();
             if (size < HEADER_LENGTH || size > Integer.MAX_VALUE)
             {

@@ -34,7 +34,7 @@ public final class SlotTable
     static final long CLAIM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /** Token bit marking an attacher entry that a recoverer (the rest of the token) is settling. */
-    static final long RECOVERING = 1L << 63;
+    static final long RECOVERING = AttacherDescriptor.TOKEN_RECOVERING;
 
     private static final int NO_MATCH = -1;
     private static final int RETRY = -2;

@@ -1,0 +1,126 @@
+package org.shmav.cli;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+import org.shmav.internal.Region;
+import org.shmav.internal.SharedAvFile;
+import org.shmav.internal.ToolAccess;
+
+/**
+ * The directory of named AVs as the CLI sees it: turns a name into its file (with the library's name
+ * rules), tells a missing AV from a file that is not an AV, and lists the files an {@code ls} or
+ * {@code gc} looks at. Every error is a {@link CliException} with its exit code.
+ */
+final class AvDirectory
+{
+    private final Path dir;
+
+    private AvDirectory(final Path dir)
+    {
+        this.dir = dir;
+    }
+
+    /** The directory {@code dir}, which must exist. */
+    static AvDirectory of(final Path dir)
+    {
+        if (!Files.isDirectory(dir))
+        {
+            throw new CliException(ExitCode.NOT_FOUND, "directory " + dir + " does not exist (see --dir)");
+        }
+        return new AvDirectory(dir);
+    }
+
+    Path path()
+    {
+        return dir;
+    }
+
+    /** The file of AV {@code name}, whether or not it exists; BAD_NAME for a name the library refuses. */
+    Path fileOf(final String name)
+    {
+        try
+        {
+            return dir.resolve(SharedAvFile.fileName(name));
+        }
+        catch (final FabricException e)
+        {
+            throw new CliException(ExitCode.BAD_NAME, "bad AV name: " + reason(e));
+        }
+    }
+
+    /** The file of AV {@code name}, which must exist (as anything: its validity is checked on opening). */
+    Path existingFileOf(final String name)
+    {
+        final Path file = fileOf(name);
+        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
+        {
+            throw new CliException(ExitCode.NOT_FOUND, "no AV named '" + name + "' in " + dir);
+        }
+        return file;
+    }
+
+    /** Maps AV {@code name} read-only, after checking it is a valid shmav AV. */
+    Region openReadOnly(final String name)
+    {
+        return openReadOnly(existingFileOf(name));
+    }
+
+    /** Maps the AV file {@code file} read-only; NOT_AN_AV, NOT_FOUND or PERMISSION when it cannot be read as one. */
+    static Region openReadOnly(final Path file)
+    {
+        try
+        {
+            return ToolAccess.openReadOnly(file);
+        }
+        catch (final FabricException e)
+        {
+            throw asCliException(file, e);
+        }
+    }
+
+    /** A library error on opening {@code file}, as the CLI reports it. */
+    static CliException asCliException(final Path file, final FabricException e)
+    {
+        if (e.errno() == FiErrno.EINVAL)
+        {
+            return new CliException(ExitCode.NOT_AN_AV, file + " is not a valid shmav AV: " + reason(e));
+        }
+        return new CliException(CliException.exitCodeOf(e), reason(e));
+    }
+
+    /** The library's message without the call and errno prefix, for one-line reports. */
+    static String reason(final FabricException e)
+    {
+        return e.getMessage().replaceFirst("^[a-z_]+: FI_[A-Z0-9_]+ \\([^)]*\\): ", "");
+    }
+
+    /** Every entry of the directory except hidden ones (shmav's temporary files start with '.'), sorted by name. */
+    List<Path> entries()
+    {
+        final List<Path> list = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir))
+        {
+            for (final Path p : stream)
+            {
+                if (!p.getFileName().toString().startsWith("."))
+                {
+                    list.add(p);
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new CliException(ExitCode.FAILED, "cannot list " + dir + ": " + e.getMessage());
+        }
+        list.sort(null);
+        return list;
+    }
+}

@@ -1,0 +1,234 @@
+package org.shmav.cli;
+
+import static org.shmav.internal.AvFileDescriptor.*;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import net.openhft.chronicle.bytes.HexDumpBytes;
+import org.shmav.AddrFormat;
+import org.shmav.Addresses;
+import org.shmav.AvType;
+import org.shmav.internal.AttacherDescriptor;
+import org.shmav.internal.AvLayout;
+import org.shmav.internal.Memory;
+import org.shmav.internal.Processes;
+import org.shmav.internal.Region;
+import org.shmav.internal.SlotDescriptor;
+
+/**
+ * An annotated hex dump of an AV file (Chronicle Bytes' {@link HexDumpBytes}): the header field by
+ * field, the segment table, the used attacher entries and the used slots, each line with the file
+ * offset and what the bytes mean. The only class that touches Chronicle Bytes, so that the other
+ * commands do not load it (it needs the JVM flags scripts/shmav sets).
+ */
+final class AvHexDump
+{
+    private final Memory m;
+    private final Region region;
+    private final AvLayout layout;
+    private final StringBuilder text = new StringBuilder();
+
+    private AvHexDump(final Region region)
+    {
+        this.region = region;
+        this.m = region.memory();
+        this.layout = region.layout();
+    }
+
+    /** One field: {@code length} bytes at a file offset, and the comment printed beside them. */
+    private record Field(long offset, int length, String comment)
+    {
+    }
+
+    /** The dump of {@code region}, with at most {@code maxSlots} used slots. */
+    static String of(final Region region, final int maxSlots)
+    {
+        final AvHexDump d = new AvHexDump(region);
+        d.header();
+        d.attachers();
+        d.slots(maxSlots);
+        return d.text.toString();
+    }
+
+    private void header()
+    {
+        final int version = m.getInt(VERSION_OFFSET);
+        final int format = m.getInt(ADDR_FORMAT_OFFSET);
+        final int type = m.getInt(AV_TYPE_OFFSET);
+        final List<Field> f = new ArrayList<>();
+        f.add(new Field(MAGIC_OFFSET, 8, "magic \"shmav-av\""));
+        f.add(new Field(VERSION_OFFSET, 4, "version " + (version >>> 16) + "." + (version & 0xFFFF) +
+            (version != 0 ? " (ready)" : " (NOT READY)")));
+        f.add(new Field(HEADER_LENGTH_OFFSET, 4, "headerLength " + m.getInt(HEADER_LENGTH_OFFSET)));
+        f.add(new Field(ADDR_FORMAT_OFFSET, 4, "addrFormat " + format + " = " + name(AddrFormat.ofValue(format))));
+        f.add(new Field(ADDR_LEN_OFFSET, 4, "addrLen " + m.getInt(ADDR_LEN_OFFSET)));
+        f.add(new Field(AV_TYPE_OFFSET, 4, "avType " + type + " = " + (AvType.ofValue(type) == null ? "?" :
+            AvType.ofValue(type).fiName())));
+        f.add(new Field(SLOT_LENGTH_OFFSET, 4, "slotLength " + m.getInt(SLOT_LENGTH_OFFSET)));
+        f.add(new Field(CAPACITY_OFFSET, 8, "capacity " + m.getLong(CAPACITY_OFFSET)));
+        f.add(new Field(MAP_ADDR_BASE_OFFSET, 8, String.format("mapAddrBase 0x%x", m.getLong(MAP_ADDR_BASE_OFFSET))));
+        f.add(new Field(CREATOR_PID_OFFSET, 8, "creatorPid " + m.getLong(CREATOR_PID_OFFSET)));
+        f.add(new Field(CREATOR_START_OFFSET, 8, "creatorStartMillis " + Text.time(m.getLong(CREATOR_START_OFFSET))));
+        f.add(new Field(FILE_LENGTH_OFFSET, 8, "fileLength " + m.getLong(FILE_LENGTH_OFFSET)));
+        f.add(new Field(AV_FLAGS_OFFSET, 8, String.format("avFlags 0x%x", m.getLong(AV_FLAGS_OFFSET))));
+        f.add(new Field(RX_CTX_BITS_OFFSET, 4, "rxCtxBits " + m.getInt(RX_CTX_BITS_OFFSET)));
+        f.add(new Field(AUTH_KEY_SIZE_OFFSET, 4, "authKeySize " + m.getInt(AUTH_KEY_SIZE_OFFSET)));
+        f.add(new Field(ATTACHERS_CAPACITY_OFFSET, 4, "attachersCapacity " + m.getInt(ATTACHERS_CAPACITY_OFFSET)));
+        f.add(new Field(AUTH_KEYS_CAPACITY_OFFSET, 4, "authKeysCapacity " + m.getInt(AUTH_KEYS_CAPACITY_OFFSET)));
+        f.add(offsetField(ATTACHERS_OFFSET_OFFSET, "attachersOffset"));
+        f.add(offsetField(AUTH_KEYS_OFFSET_OFFSET, "authKeysOffset"));
+        f.add(offsetField(HASH_OFFSET_OFFSET, "hashOffset"));
+        f.add(new Field(HASH_BUCKETS_OFFSET, 8, "hashBuckets " + m.getLong(HASH_BUCKETS_OFFSET)));
+        f.add(new Field(SEGMENT_COUNT_OFFSET, 4, "segmentCount " + m.getInt(SEGMENT_COUNT_OFFSET)));
+        f.add(new Field(SEGMENT_COUNT_OFFSET + 4, 4, "reserved"));
+        f.add(new Field(CREATED_MILLIS_OFFSET, 8, "createdMillis " + Text.time(m.getLong(CREATED_MILLIS_OFFSET))));
+        block("header", f);
+        block(null, List.of(new Field(CHANGES_OFFSET, 8, "changes " + m.getLong(CHANGES_OFFSET) +
+            " (bumped by every publish and removal)")));
+        final long hint = m.getLong(FREE_HINT_OFFSET);
+        block(null, List.of(new Field(FREE_HINT_OFFSET, 8, "freeHint: epoch " + (hint >>> 32) + ", lowest free >= " +
+            (hint & 0xFFFF_FFFFL))));
+        block(null, List.of(new Field(ATTACHERS_HIGH_WATER_OFFSET, 8, "attachersHighWater " +
+            m.getLong(ATTACHERS_HIGH_WATER_OFFSET))));
+        final int seg = segmentOffset(0);
+        block("segment[0]", List.of(
+            new Field(seg + SEGMENT_FIRST_INDEX, 8, "firstIndex " + m.getLong(seg + SEGMENT_FIRST_INDEX)),
+            new Field(seg + SEGMENT_SLOT_COUNT, 8, "slotCount " + m.getLong(seg + SEGMENT_SLOT_COUNT)),
+            offsetField(seg + SEGMENT_SLOTS_OFFSET, "slotsOffset"),
+            offsetField(seg + SEGMENT_MAP_OFFSET, "mapOffset"),
+            new Field(seg + SEGMENT_FILE_NUMBER, 4, "fileNumber " + m.getInt(seg + SEGMENT_FILE_NUMBER))));
+    }
+
+    private void attachers()
+    {
+        final long highWater = Math.min(m.getLong(ATTACHERS_HIGH_WATER_OFFSET), layout.attachersCapacity());
+        for (int a = 0; a < highWater; a++)
+        {
+            final int at = layout.attacher(a);
+            final long token = m.getLong(at + AttacherDescriptor.TOKEN_OFFSET);
+            final long journal = m.getLong(at + AttacherDescriptor.JOURNAL_OFFSET);
+            block("attacher[" + a + "]", List.of(
+                new Field(at + AttacherDescriptor.TOKEN_OFFSET, 8, tokenText(token)),
+                new Field(at + AttacherDescriptor.JOURNAL_OFFSET, 8, "journal: delta " + AttacherDescriptor.delta(journal) +
+                    ", op " + opName(AttacherDescriptor.op(journal)) + ", slot " + AttacherDescriptor.slot(journal)),
+                new Field(at + AttacherDescriptor.PID_OFFSET, 8, "pid " + m.getLong(at + AttacherDescriptor.PID_OFFSET)),
+                new Field(at + AttacherDescriptor.START_MILLIS_OFFSET, 8, "process start " +
+                    Text.time(m.getLong(at + AttacherDescriptor.START_MILLIS_OFFSET))),
+                new Field(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET, 8, "attached " +
+                    Text.time(m.getLong(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET)))));
+        }
+    }
+
+    private void slots(final int maxSlots)
+    {
+        int shown = 0;
+        int more = 0;
+        for (long i = 0; i < layout.capacity(); i++)
+        {
+            final long word = region.table().stateWord(i);
+            if (SlotDescriptor.state(word) == SlotDescriptor.FREE)
+            {
+                continue;
+            }
+            if (shown == maxSlots)
+            {
+                more++;
+                continue;
+            }
+            shown++;
+            slot(i, word);
+        }
+        if (more > 0)
+        {
+            text.append("# ... ").append(more).append(" more used slots (--limit)\n");
+        }
+    }
+
+    private void slot(final long index, final long word)
+    {
+        final int at = layout.slot(index);
+        final int len = m.getInt(at + SlotDescriptor.ADDR_LEN_OFFSET);
+        final int state = SlotDescriptor.state(word);
+        final String payload = state == SlotDescriptor.VALID ? "refs " + SlotDescriptor.payload(word)
+            : "owner attacher[" + SlotDescriptor.payload(word) + "]";
+        final List<Field> f = new ArrayList<>();
+        f.add(new Field(at + SlotDescriptor.STATE_OFFSET, 8, "state " + SlotDescriptor.stateName(state) + ", " + payload +
+            ", generation " + SlotDescriptor.generation(word)));
+        f.add(new Field(at + SlotDescriptor.USER_ID_OFFSET, 8, idText("user id", m.getLong(at + SlotDescriptor.USER_ID_OFFSET))));
+        f.add(new Field(at + SlotDescriptor.AUTH_KEY_OFFSET, 8, idText("auth key", m.getLong(at + SlotDescriptor.AUTH_KEY_OFFSET))));
+        f.add(new Field(at + SlotDescriptor.ADDR_LEN_OFFSET, 4, "addrLen " + len));
+        f.add(new Field(at + SlotDescriptor.ADDR_LEN_OFFSET + 4, 4, "reserved"));
+        if (len > 0 && len <= layout.addrLen())
+        {
+            final ByteBuffer addr = m.buffer().slice(at + SlotDescriptor.ADDR_OFFSET, len);
+            f.add(new Field(at + SlotDescriptor.ADDR_OFFSET, len, "address " +
+                Addresses.straddr(layout.addrFormat(), addr)));
+        }
+        block("slot[" + index + "]", f);
+    }
+
+    /** Appends one run of consecutive fields, each line prefixed with its file offset. */
+    private void block(final String title, final List<Field> fields)
+    {
+        final long base = fields.get(0).offset();
+        final HexDumpBytes h = new HexDumpBytes().offsetFormat((o, b) -> b.append(String.format("%08x ", base + o)));
+        try
+        {
+            if (title != null)
+            {
+                h.writeHexDumpDescription(title + ":");
+            }
+            for (final Field field : fields)
+            {
+                h.writeHexDumpDescription(field.comment());
+                final byte[] bytes = new byte[field.length()];
+                m.buffer().get((int)field.offset(), bytes);
+                h.write(bytes);
+            }
+            text.append(h.toHexString());
+        }
+        finally
+        {
+            h.releaseLast();
+        }
+    }
+
+    private Field offsetField(final int offset, final String name)
+    {
+        return new Field(offset, 8, String.format("%s 0x%x", name, m.getLong(offset)));
+    }
+
+    private static String tokenText(final long token)
+    {
+        if (token == 0)
+        {
+            return "token 0: free";
+        }
+        final long t = token & ~AttacherDescriptor.TOKEN_RECOVERING;
+        return "token: pid " + AttacherDescriptor.tokenPid(t) + ", started " + Text.time(AttacherDescriptor.tokenStartMillis(t)) +
+            ((token & AttacherDescriptor.TOKEN_RECOVERING) != 0 ? ", being recovered by it" : "") + (Processes.isAlive(t) ? " (live)" : " (dead)");
+    }
+
+    private static String opName(final int op)
+    {
+        switch (op)
+        {
+            case AttacherDescriptor.OP_NONE: return "none";
+            case AttacherDescriptor.OP_PUBLISH: return "publish";
+            case AttacherDescriptor.OP_REMOVE: return "remove";
+            default: return "counted";
+        }
+    }
+
+    private static String idText(final String what, final long value)
+    {
+        return value == -1L ? what + " none" : what + " " + value;
+    }
+
+    private static String name(final AddrFormat format)
+    {
+        return format == null ? "?" : format.fiName();
+    }
+}

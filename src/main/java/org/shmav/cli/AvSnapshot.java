@@ -1,0 +1,154 @@
+package org.shmav.cli;
+
+import static org.shmav.internal.AvFileDescriptor.*;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.shmav.Addresses;
+import org.shmav.Fi;
+import org.shmav.internal.AttacherDescriptor;
+import org.shmav.internal.AvLayout;
+import org.shmav.internal.Memory;
+import org.shmav.internal.Processes;
+import org.shmav.internal.Region;
+import org.shmav.internal.SlotDescriptor;
+import org.shmav.internal.SlotTable;
+
+/**
+ * What one AV file holds at one moment, read through a read-only mapping: its header, its attachers
+ * (with whether each process still runs) and its entries. Entries are read with the slot table's
+ * seqlock lookup, so each one is untorn; the snapshot as a whole is not atomic while writers run.
+ */
+record AvSnapshot(
+    String name,
+    Path file,
+    AvLayout layout,
+    int version,
+    long mapAddrBase,
+    long createdMillis,
+    long creatorPid,
+    long changes,
+    long count,
+    List<Attacher> attachers,
+    List<Entry> entries,
+    List<InFlight> inFlight)
+{
+    /** One used attacher entry: a process that has (or had) the AV open for writing. */
+    record Attacher(int index, long pid, long startMillis, long attachedMillis, boolean occupied, boolean alive)
+    {
+    }
+
+    /** One VALID slot. {@code userId} is {@link Fi#ADDR_NOTAVAIL} when unset. */
+    record Entry(long index, long fiAddr, long generation, String address, long userId, long refs)
+    {
+    }
+
+    /** A slot in the middle of an insert or a removal, with the attacher entry that owns it. */
+    record InFlight(long index, String state, int owner)
+    {
+    }
+
+    /** Reads {@code region} (mapped from {@code file}) now. */
+    static AvSnapshot read(final String name, final Path file, final Region region)
+    {
+        final Memory m = region.memory();
+        final AvLayout layout = region.layout();
+        final SlotTable table = region.table();
+        final List<Entry> entries = new ArrayList<>();
+        final List<InFlight> inFlight = new ArrayList<>();
+        final ByteBuffer addr = ByteBuffer.allocate(layout.addrLen());
+        for (long i = 0; i < layout.capacity(); i++)
+        {
+            final long word = table.stateWord(i);
+            final int state = SlotDescriptor.state(word);
+            if (state == SlotDescriptor.CLAIMED || state == SlotDescriptor.REMOVING)
+            {
+                inFlight.add(new InFlight(i, SlotDescriptor.stateName(state), (int)SlotDescriptor.payload(word)));
+            }
+            if (state != SlotDescriptor.VALID)
+            {
+                continue;
+            }
+            final Entry e = entry(region, i, word, addr);
+            if (e != null)
+            {
+                entries.add(e);
+            }
+        }
+        return new AvSnapshot(name, file, layout, m.getIntAcquire(VERSION_OFFSET), m.getLong(MAP_ADDR_BASE_OFFSET),
+            m.getLong(CREATED_MILLIS_OFFSET), m.getLong(CREATOR_PID_OFFSET), table.changes(), table.count(),
+            attachers(m, layout), entries, inFlight);
+    }
+
+    /** The entry at VALID slot {@code i}, or null when it went away while being read. */
+    static Entry entry(final Region region, final long i, final long word, final ByteBuffer addr)
+    {
+        final SlotTable table = region.table();
+        addr.clear();
+        final int len = table.lookup(i, addr);
+        final long userId = table.userId(i);
+        if (len < 0 || userId == Long.MIN_VALUE)
+        {
+            return null;
+        }
+        addr.limit(len);
+        final String text = Addresses.straddr(region.layout().addrFormat(), addr);
+        final long fiAddr = region.layout().avType() == org.shmav.AvType.MAP ? region.storedMapBase() + i : i;
+        return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, SlotDescriptor.payload(word));
+    }
+
+    private static List<Attacher> attachers(final Memory m, final AvLayout layout)
+    {
+        final long highWater = Math.min(m.getLongAcquire(ATTACHERS_HIGH_WATER_OFFSET), layout.attachersCapacity());
+        final List<Attacher> list = new ArrayList<>();
+        for (int a = 0; a < highWater; a++)
+        {
+            final int at = layout.attacher(a);
+            final long token = m.getLongAcquire(at + AttacherDescriptor.TOKEN_OFFSET);
+            final boolean occupied = token != 0;
+            // an entry being recovered holds its recoverer's token: "alive" while the recoverer runs
+            final boolean alive = occupied && Processes.isAlive(token & ~AttacherDescriptor.TOKEN_RECOVERING);
+            list.add(new Attacher(a, m.getLong(at + AttacherDescriptor.PID_OFFSET),
+                m.getLong(at + AttacherDescriptor.START_MILLIS_OFFSET),
+                m.getLong(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET), occupied, alive));
+        }
+        return list;
+    }
+
+    /** Attacher entries held by running processes. */
+    long liveAttachers()
+    {
+        return attachers.stream().filter(Attacher::alive).count();
+    }
+
+    /** Attacher entries still held by processes that are gone (recoverable by {@code shmav gc}). */
+    long deadAttachers()
+    {
+        return attachers.stream().filter(a -> a.occupied() && !a.alive()).count();
+    }
+
+    /** Slots CLAIMED or REMOVING by an attacher entry whose process is gone. */
+    long abandonedSlots()
+    {
+        return inFlight.stream().filter(f -> f.owner() >= attachers.size() || !attachers.get(f.owner()).alive()).count();
+    }
+
+    /** The latest of the creation time and every attach time: when the AV was last joined. */
+    long lastActivityMillis()
+    {
+        return attachers.stream().mapToLong(Attacher::attachedMillis).reduce(createdMillis, Math::max);
+    }
+
+    String typeName()
+    {
+        return CliNames.typeName(layout.avType());
+    }
+
+    String formatName()
+    {
+        return CliNames.formatName(layout.addrFormat());
+    }
+}

@@ -1,0 +1,73 @@
+package org.shmav.cli;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code shmav create NAME --count N}: creates an empty named AV, as {@code fi_av_open} would. */
+@Command(name = "create", description = "Creates an empty named AV (fails if the name exists).")
+final class CreateCommand extends AvCommand implements Callable<Integer>
+{
+    @Parameters(paramLabel = "NAME", description = "the AV's name")
+    private String name;
+
+    @Option(names = "--count", required = true, paramLabel = "N", description = "capacity: number of entries")
+    private long count;
+
+    @Option(names = "--type", paramLabel = "TYPE", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
+    private CliNames.Type type = CliNames.Type.table;
+
+    @Option(names = "--format", paramLabel = "FORMAT",
+        description = "address format: ${COMPLETION-CANDIDATES} (sockaddr_in, sockaddr_in6, string; default: ${DEFAULT-VALUE})")
+    private CliNames.Format format = CliNames.Format.in;
+
+    @Option(names = "--group", description = "file mode 0660 instead of 0600, for processes of the same group")
+    private boolean groupAccess;
+
+    @Override
+    public Integer call()
+    {
+        if (count < 1)
+        {
+            throw new CliException(ExitCode.USAGE, "--count must be at least 1, not " + count);
+        }
+        final AvDirectory dir = directory();
+        final Path file = dir.fileOf(name);
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS))
+        {
+            throw new CliException(ExitCode.EXISTS, "'" + name + "' exists already in " + dir.path() +
+                " (shmav show " + name + ")");
+        }
+        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format.addrFormat).shmDirectory(dir.path()).build());
+             AddressVector av = domain.openAv(AvAttr.builder().type(type.avType).count(count).name(name)
+                 .groupAccess(groupAccess).build()))
+        {
+            out().printf("created AV '%s': %s, %s, capacity %d, %d bytes (%s)%n", name, type, format,
+                av.attr().count(), Files.size(file), file);
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() == org.shmav.FiErrno.EINVAL)
+            {
+                throw new CliException(ExitCode.USAGE, AvDirectory.reason(e));
+            }
+            throw AvDirectory.asCliException(file, e);
+        }
+        catch (final java.io.IOException e)
+        {
+            throw new CliException(ExitCode.FAILED, e.toString());
+        }
+        return ExitCode.OK.code;
+    }
+}

@@ -1,0 +1,112 @@
+package org.shmav.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.shmav.FabricException;
+import org.shmav.internal.ToolAccess;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code shmav ls}: every AV of the directory, one line each, from read-only mappings. */
+@Command(name = "ls", description = {"Lists the AVs in the directory: name, type, address format, capacity, " +
+    "count, live and dead attachers, file size, age.", "Files that are not shmav AVs are counted, or listed with --all."})
+final class LsCommand extends AvCommand implements Callable<Integer>
+{
+    @Option(names = "--json", description = "print JSON instead of a table")
+    private boolean json;
+
+    @Option(names = {"-a", "--all"}, description = "also list the files that are not AVs, with the reason")
+    private boolean all;
+
+    /** A file of the directory that could not be read as an AV, and why. */
+    private record Other(String name, String reason)
+    {
+    }
+
+    @Override
+    public Integer call()
+    {
+        final AvDirectory dir = directory();
+        final List<AvSnapshot> avs = new ArrayList<>();
+        final List<Other> others = new ArrayList<>();
+        for (final Path file : dir.entries())
+        {
+            try
+            {
+                avs.add(AvSnapshot.read(file.getFileName().toString(), file, ToolAccess.openReadOnly(file)));
+            }
+            catch (final FabricException e)
+            {
+                final String name = file.getFileName().toString();
+                others.add(new Other(name, AvDirectory.reason(e).replace("named AV '" + name + "' (" + file + ")", "file")
+                    .replace("'" + file + "'", "file")));
+            }
+        }
+        if (json)
+        {
+            out().println(Json.write(toJson(avs, others)));
+        }
+        else
+        {
+            printTable(dir, avs, others);
+        }
+        return ExitCode.OK.code;
+    }
+
+    private void printTable(final AvDirectory dir, final List<AvSnapshot> avs, final List<Other> others)
+    {
+        if (avs.isEmpty() && (others.isEmpty() || !all))
+        {
+            out().println("no AVs in " + dir.path());
+        }
+        else
+        {
+            final long now = System.currentTimeMillis();
+            final Text.Table table = new Text.Table("NAME", "TYPE", "FORMAT", "CAPACITY", "COUNT", "LIVE", "DEAD",
+                "SIZE", "AGE");
+            for (final AvSnapshot s : avs)
+            {
+                table.row(s.name(), s.typeName(), s.formatName(), s.layout().capacity(), s.count(), s.liveAttachers(),
+                    s.deadAttachers(), Text.size(s.layout().fileLength()), Text.age(s.createdMillis(), now));
+            }
+            if (all)
+            {
+                others.forEach(o -> table.row(o.name(), "not an AV: " + o.reason()));
+            }
+            table.print(out(), "");
+        }
+        if (!all && !others.isEmpty())
+        {
+            out().println("(" + others.size() + " other file" + (others.size() == 1 ? "" : "s") +
+                " in " + dir.path() + " not shown: not shmav AVs; --all lists them)");
+        }
+    }
+
+    private Map<String, Object> toJson(final List<AvSnapshot> avs, final List<Other> others)
+    {
+        final List<Object> list = new ArrayList<>();
+        avs.forEach(s -> list.add(ShowCommand.summaryJson(s)));
+        if (all)
+        {
+            for (final Other o : others)
+            {
+                final Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", o.name());
+                m.put("valid", false);
+                m.put("error", o.reason());
+                list.add(m);
+            }
+        }
+        final Map<String, Object> root = new LinkedHashMap<>();
+        root.put("directory", directory().path().toString());
+        root.put("avs", list);
+        root.put("otherFiles", others.size());
+        return root;
+    }
+}

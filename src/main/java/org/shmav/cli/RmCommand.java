@@ -1,0 +1,56 @@
+package org.shmav.cli;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code shmav rm NAME}: removes an AV's file, only when it is a valid shmav AV, and only when no live
+ * process has it open unless {@code --force} (processes that have it open keep their mapping, but
+ * anyone who opens the name afterwards gets a new, empty AV).
+ */
+@Command(name = "rm", description = {"Removes an AV. Only a valid shmav AV is removed; one that a live process " +
+    "has open only with --force."})
+final class RmCommand extends AvCommand implements Callable<Integer>
+{
+    @Parameters(paramLabel = "NAME", description = "the AV's name")
+    private String name;
+
+    @Option(names = {"-f", "--force"}, description = "remove it even while live processes have it open")
+    private boolean force;
+
+    @Override
+    public Integer call()
+    {
+        final AvDirectory dir = directory();
+        final Path file = dir.existingFileOf(name);
+        final AvSnapshot s = AvSnapshot.read(name, file, dir.openReadOnly(name));
+        if (s.liveAttachers() > 0 && !force)
+        {
+            throw new CliException(ExitCode.IN_USE, "AV '" + name + "' is open in live process(es) " +
+                s.attachers().stream().filter(AvSnapshot.Attacher::alive).map(a -> Long.toString(a.pid()))
+                    .collect(Collectors.joining(",")) + "; --force removes it anyway");
+        }
+        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir.path()).build()))
+        {
+            if (!domain.unlinkAv(name))
+            {
+                throw new CliException(ExitCode.NOT_FOUND, "AV '" + name + "' vanished before it could be removed");
+            }
+        }
+        catch (final FabricException e)
+        {
+            throw AvDirectory.asCliException(file, e);
+        }
+        out().println("removed AV '" + name + "' (" + file + ", " + s.count() + " entries)");
+        return ExitCode.OK.code;
+    }
+}

@@ -1,0 +1,93 @@
+package org.shmav.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.launch.ShmavVersion;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code scripts/shmav}: the administration tool for named AVs. Read-only commands ({@code ls},
+ * {@code show}, {@code dump}, {@code watch}) map files read-only; commands that change things
+ * ({@code rm}, {@code gc}, {@code create}, {@code insert}) never touch a file that is not a valid
+ * shmav AV. Every kind of failure has its own exit code ({@link ExitCode}).
+ */
+@Command(name = "shmav", mixinStandardHelpOptions = true, versionProvider = ShmavVersion.class,
+    description = "Inspect and manage shmav named address vectors (files in /dev/shm).",
+    subcommands = {LsCommand.class, ShowCommand.class, DumpCommand.class, WatchCommand.class, CreateCommand.class,
+        InsertCommand.class, RmCommand.class, GcCommand.class})
+public final class ShmavCli implements Runnable
+{
+    @Option(names = "--dir", paramLabel = "DIR", scope = CommandLine.ScopeType.INHERIT,
+        description = "directory of the AVs (default: -Dshmav.dir, else $SHMAV_DIR, else /dev/shm)")
+    private Path directory;
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(final String[] args)
+    {
+        System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs shmav with {@code args}, printing to {@code out} and {@code err}; returns the exit code. */
+    public static int execute(final PrintWriter out, final PrintWriter err, final String... args)
+    {
+        final CommandLine cli = new CommandLine(new ShmavCli()).setOut(out).setErr(err)
+            .setExecutionExceptionHandler(ShmavCli::handle);
+        describeExitCodes(cli);
+        final int code = cli.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    Path directory()
+    {
+        return directory != null ? directory : DomainAttr.defaultShmDirectory();
+    }
+
+    /** Without a subcommand: the usage, and the usage-error code. */
+    @Override
+    public void run()
+    {
+        throw new CommandLine.ParameterException(spec.commandLine(), "give a command: ls, show, dump, watch, " +
+            "create, insert, rm or gc");
+    }
+
+    private static void describeExitCodes(final CommandLine cli)
+    {
+        final Map<String, String> codes = new LinkedHashMap<>();
+        for (final ExitCode c : ExitCode.values())
+        {
+            codes.put(Integer.toString(c.code), c.meaning);
+        }
+        cli.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
+        cli.getSubcommands().values().forEach(sub ->
+            sub.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes));
+    }
+
+    private static int handle(final Exception e, final CommandLine cmd, final CommandLine.ParseResult parsed)
+    {
+        if (e instanceof CliException ce)
+        {
+            cmd.getErr().println("shmav " + cmd.getCommandName() + ": " + ce.getMessage());
+            return ce.exitCode().code;
+        }
+        if (e instanceof FabricException fe)
+        {
+            cmd.getErr().println("shmav " + cmd.getCommandName() + ": " + fe.getMessage());
+            return CliException.exitCodeOf(fe).code;
+        }
+        cmd.getErr().println("shmav " + cmd.getCommandName() + ": unexpected failure: " + e);
+        e.printStackTrace(cmd.getErr());
+        return ExitCode.FAILED.code;
+    }
+}

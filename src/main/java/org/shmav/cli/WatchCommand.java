@@ -1,0 +1,140 @@
+package org.shmav.cli;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.shmav.AvType;
+import org.shmav.internal.Region;
+import org.shmav.internal.SlotDescriptor;
+import org.shmav.internal.SlotTable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code shmav watch NAME}: prints inserts and removals as they happen. It polls the AV's change
+ * counter (bumped by every publish and removal) through a read-only mapping and, when it moved, diffs
+ * the slot table against what it saw last; a slot that was removed and reused between two polls has a
+ * new generation, so it shows as a removal and an insert.
+ */
+@Command(name = "watch", description = "Prints inserts (+) and removals (-) of an AV as they happen, until " +
+    "--duration passes, the AV is removed, or Ctrl-C.")
+final class WatchCommand extends AvCommand implements Callable<Integer>
+{
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+
+    @Parameters(paramLabel = "NAME", description = "the AV's name")
+    private String name;
+
+    @Option(names = "--duration", paramLabel = "S", description = "stop after S seconds (default: run until Ctrl-C)")
+    private double durationSeconds;
+
+    @Option(names = "--interval", paramLabel = "MS", description = "poll every MS milliseconds (default: ${DEFAULT-VALUE})")
+    private long intervalMillis = 50;
+
+    private final Map<Long, AvSnapshot.Entry> seen = new HashMap<>();
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        if (intervalMillis < 1 || durationSeconds < 0)
+        {
+            throw new CliException(ExitCode.USAGE, "--interval must be >= 1 and --duration >= 0");
+        }
+        final AvDirectory dir = directory();
+        final Path file = dir.existingFileOf(name);
+        final Object fileKey = fileKey(file);
+        final Region region = dir.openReadOnly(name);
+        final SlotTable table = region.table();
+        long changes = table.changes();
+        diff(region, false);
+        out().printf("watching AV '%s': %d entries, change counter %d%s%n", name, seen.size(), changes,
+            durationSeconds > 0 ? ", for " + durationSeconds + " s" : "; Ctrl-C stops");
+        out().flush();
+        final long deadline = durationSeconds > 0 ? System.nanoTime() + (long)(durationSeconds * 1e9) : Long.MAX_VALUE;
+        while (System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(intervalMillis);
+            final long now = table.changes(); // read before the scan: a change during the scan is seen next time
+            if (now != changes)
+            {
+                changes = now;
+                diff(region, true);
+            }
+            if (!fileKey.equals(fileKey(file)))
+            {
+                out().println(clock() + " AV '" + name + "' was removed");
+                break;
+            }
+        }
+        out().flush();
+        return ExitCode.OK.code;
+    }
+
+    /** Compares every slot with what was seen last; prints the differences when {@code report}. */
+    private void diff(final Region region, final boolean report)
+    {
+        final SlotTable table = region.table();
+        final ByteBuffer addr = ByteBuffer.allocate(region.layout().addrLen());
+        for (long i = 0; i < region.layout().capacity(); i++)
+        {
+            final long word = table.stateWord(i);
+            final boolean valid = SlotDescriptor.state(word) == SlotDescriptor.VALID && SlotDescriptor.payload(word) > 0;
+            final AvSnapshot.Entry before = seen.get(i);
+            if (before != null && (!valid || before.generation() != SlotDescriptor.generation(word)))
+            {
+                seen.remove(i);
+                print(report, "-", region, before);
+            }
+            if (valid && !seen.containsKey(i))
+            {
+                final AvSnapshot.Entry now = AvSnapshot.entry(region, i, word, addr);
+                if (now != null)
+                {
+                    seen.put(i, now);
+                    print(report, "+", region, now);
+                }
+            }
+        }
+        out().flush();
+    }
+
+    private void print(final boolean report, final String sign, final Region region, final AvSnapshot.Entry e)
+    {
+        if (report)
+        {
+            final String fiAddr = region.layout().avType() == AvType.MAP ? String.format("0x%x", e.fiAddr())
+                : Long.toString(e.fiAddr());
+            out().println(clock() + " " + sign + " fi_addr " + fiAddr + " " + e.address());
+        }
+    }
+
+    private static String clock()
+    {
+        return CLOCK.format(LocalTime.now());
+    }
+
+    /** The file's identity (device and inode), or "gone": a new AV of the same name is another file. */
+    private static Object fileKey(final Path file)
+    {
+        try
+        {
+            final Object key = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            return key != null ? key : "unknown";
+        }
+        catch (final IOException e)
+        {
+            return "gone";
+        }
+    }
+}

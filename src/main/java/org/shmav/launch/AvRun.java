@@ -1,0 +1,129 @@
+package org.shmav.launch;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import org.shmav.DomainAttr;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code scripts/avrun}: starts N ranks of a command, MPI style, that find each other through a named
+ * AV. Every rank gets {@code SHMAV_RANK}, {@code SHMAV_SIZE}, {@code SHMAV_AV} and {@code SHMAV_DIR}
+ * and uses {@link org.shmav.Rank} to publish its address at fi_addr = rank.
+ */
+@Command(name = "avrun", mixinStandardHelpOptions = true, versionProvider = ShmavVersion.class, sortOptions = false,
+    description = {
+        "Runs COMMAND as N ranks that share a named address vector (rank r's address at fi_addr r).",
+        "Each rank gets SHMAV_RANK, SHMAV_SIZE, SHMAV_AV and SHMAV_DIR; its output lines are prefixed with [rank].",
+        "When a rank fails or the timeout passes, the other ranks are stopped (SIGTERM, then SIGKILL)."},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+        "0:every rank exited with status 0",
+        "1-255:the status of the first rank that failed, as mpirun (the message names the rank)",
+        "2:usage error",
+        "124:--timeout passed; every rank was stopped",
+        "125:the job could not be set up (e.g. the AV exists already)",
+        "127:COMMAND could not be started",
+        "130, 143:avrun itself was interrupted (SIGINT, SIGTERM); the ranks were stopped"},
+    footerHeading = "%nExamples:%n",
+    footer = {"  scripts/avrun -n 4 --demo ring", "  scripts/avrun -n 8 --timeout 60 -- java -cp app.jar my.Main"})
+public final class AvRun implements Callable<Integer>
+{
+    /** The demo programs avrun can run in place of a command. */
+    enum Demo
+    {
+        ring(RingDemo.class);
+
+        private final Class<?> main;
+
+        Demo(final Class<?> main)
+        {
+            this.main = main;
+        }
+    }
+
+    @Option(names = {"-n", "--np"}, required = true, paramLabel = "N", description = "number of ranks")
+    private int size;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "name of the job's AV (default: avrun-<pid>)")
+    private String name;
+
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "directory of the AV (default: $SHMAV_DIR, else /dev/shm)")
+    private Path directory;
+
+    @Option(names = "--keep", description = "keep the AV after the job (inspect it with scripts/shmav show NAME)")
+    private boolean keep;
+
+    @Option(names = "--timeout", paramLabel = "S", description = "stop the job after S seconds (default: no limit)")
+    private long timeoutSeconds;
+
+    @Option(names = "--demo", paramLabel = "DEMO", description = "run a demo instead of COMMAND: ${COMPLETION-CANDIDATES}")
+    private Demo demo;
+
+    @Parameters(paramLabel = "COMMAND", description = "the program each rank runs, after --")
+    private List<String> command = new ArrayList<>();
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec commandSpec;
+
+    public static void main(final String[] args)
+    {
+        System.exit(execute(args));
+    }
+
+    /** Runs avrun with {@code args} and returns its exit status. */
+    public static int execute(final String... args)
+    {
+        return new CommandLine(new AvRun()).setStopAtPositional(true).execute(args);
+    }
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final JobSpec spec = spec();
+        final Job job;
+        try
+        {
+            job = Job.create(spec, System.out, System.err);
+        }
+        catch (final Job.SetupException e)
+        {
+            System.err.println("avrun: " + e.getMessage());
+            return ExitStatus.SETUP;
+        }
+        return job.run();
+    }
+
+    private JobSpec spec()
+    {
+        if (size < 1)
+        {
+            throw usage("-n must be at least 1, not " + size);
+        }
+        if ((demo == null) == command.isEmpty())
+        {
+            throw usage(demo == null ? "give a COMMAND after -- or --demo ring" : "give either --demo or a COMMAND, not both");
+        }
+        if (timeoutSeconds < 0)
+        {
+            throw usage("--timeout must be positive");
+        }
+        return new JobSpec(size, name != null ? name : "avrun-" + ProcessHandle.current().pid(),
+            directory != null ? directory : DomainAttr.defaultShmDirectory(), keep,
+            timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds) : null,
+            demo != null ? JavaCommand.forMain(demo.main.getName(), List.of(), List.of()) : command);
+    }
+
+    private CommandLine.ParameterException usage(final String message)
+    {
+        return new CommandLine.ParameterException(commandSpec.commandLine(), message);
+    }
+}

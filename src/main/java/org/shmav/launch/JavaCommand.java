@@ -1,0 +1,34 @@
+package org.shmav.launch;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The command line of a JVM that runs a main class with this JVM's java and classpath: how avrun's
+ * demos and the {@code @MultiJvmTest} ranks are started. Tuned for a fast start, since a job starts
+ * many short-lived JVMs at once: serial GC and C1 only.
+ */
+public final class JavaCommand
+{
+    /** Flags every rank JVM gets before the caller's own. */
+    public static final List<String> FAST_START = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
+
+    private JavaCommand()
+    {
+    }
+
+    /** {@code java FAST_START jvmArgs -cp <this classpath> mainClass args}. */
+    public static List<String> forMain(final String mainClass, final List<String> jvmArgs, final List<String> args)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(FAST_START);
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        return command;
+    }
+}

@@ -1,0 +1,34 @@
+package org.shmav.launch;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one avrun job is: how many ranks run which command, and where their AV lives.
+ *
+ * @param size      number of ranks, at least 1
+ * @param avName    name of the job's AV, created before the ranks start
+ * @param directory directory of the AV ({@code SHMAV_DIR} of every rank)
+ * @param keepAv    leave the AV in place after the job (for inspection with {@code scripts/shmav show})
+ * @param timeout   wall-clock limit of the whole job, or null for none
+ * @param command   the program every rank runs, with its arguments
+ */
+public record JobSpec(int size, String avName, Path directory, boolean keepAv, Duration timeout, List<String> command)
+{
+    public JobSpec
+    {
+        if (size < 1)
+        {
+            throw new IllegalArgumentException("size=" + size + " must be at least 1");
+        }
+        Objects.requireNonNull(avName, "avName");
+        Objects.requireNonNull(directory, "directory");
+        command = List.copyOf(command);
+        if (command.isEmpty())
+        {
+            throw new IllegalArgumentException("command is empty");
+        }
+    }
+}

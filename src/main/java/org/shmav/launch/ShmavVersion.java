@@ -1,0 +1,18 @@
+package org.shmav.launch;
+
+import picocli.CommandLine.IVersionProvider;
+
+/** {@code --version} of avrun and shmav: the jar's Implementation-Version and the shm layout version. */
+public final class ShmavVersion implements IVersionProvider
+{
+    @Override
+    public String[] getVersion()
+    {
+        final String version = ShmavVersion.class.getPackage().getImplementationVersion();
+        return new String[] {
+            "${COMMAND-NAME} (shmav " + (version == null ? "development build" : version) + ")",
+            "AV file layout " + org.shmav.internal.AvFileDescriptor.VERSION_MAJOR + "." +
+                org.shmav.internal.AvFileDescriptor.VERSION_MINOR,
+            "Java " + Runtime.version()};
+    }
+}

@@ -1,0 +1,88 @@
+package org.shmav;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RankTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldPublishAtFiAddrRankAndFindEveryPeer()
+    {
+        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+             AddressVector job = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(3).name("job").build());
+             Rank r2 = Rank.fromEnvironment(env("2", "3", "job"));
+             Rank r0 = Rank.open(0, 3, "job", dir);
+             Rank r1 = Rank.open(1, 3, "job", dir))
+        {
+            r2.publish(new InetSocketAddress("127.0.0.1", 7002));
+            r0.publish(new InetSocketAddress("127.0.0.1", 7000));
+            assertEquals(List.of(1), r2.missingRanks());
+            r1.publish(new InetSocketAddress("127.0.0.1", 7001));
+            r1.publish(new InetSocketAddress("127.0.0.1", 7001)); // again: harmless
+            r0.awaitAll(Duration.ofSeconds(5));
+            for (int r = 0; r < 3; r++)
+            {
+                assertEquals(new InetSocketAddress("127.0.0.1", 7000 + r), r1.peer(r));
+            }
+            assertEquals(3, job.count());
+        }
+    }
+
+    @Test
+    void shouldNameTheMissingRanksWhenAwaitAllTimesOut()
+    {
+        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+             AddressVector job = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(3).name("job").build());
+             Rank r1 = Rank.open(1, 3, "job", dir))
+        {
+            r1.publish(new InetSocketAddress("127.0.0.1", 7001));
+            final FabricException e = assertThrows(FabricException.class, () -> r1.awaitAll(Duration.ofMillis(50)));
+            assertEquals(FiErrno.ETIMEDOUT, e.errno());
+            assertTrue(e.getMessage().contains("ranks [0, 2] of 3 did not publish"), e.getMessage());
+            assertThrows(FabricException.class, () -> r1.peer(0));
+        }
+    }
+
+    @Test
+    void shouldRefuseToRunOutsideALaunchedJob()
+    {
+        final IllegalStateException noRank = assertThrows(IllegalStateException.class, () -> Rank.fromEnvironment(Map.of()));
+        assertTrue(noRank.getMessage().contains("SHMAV_RANK is not set"), noRank.getMessage());
+        assertThrows(IllegalStateException.class, () -> Rank.fromEnvironment(env("x", "2", "job")));
+        assertThrows(IllegalArgumentException.class, () -> Rank.open(2, 2, "job", dir));
+        final FabricException missing = assertThrows(FabricException.class, () -> Rank.fromEnvironment(env("0", "2", "nojob")));
+        assertEquals(FiErrno.ENOENT, missing.errno());
+        assertFalse(Files.exists(dir.resolve("nojob")), "a rank never creates the job's AV");
+    }
+
+    @Test
+    void shouldRefuseAnAvSmallerThanTheJob()
+    {
+        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+             AddressVector job = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(2).name("small").build()))
+        {
+            final FabricException e = assertThrows(FabricException.class, () -> Rank.open(0, 4, "small", dir));
+            assertEquals(FiErrno.EINVAL, e.errno());
+        }
+    }
+
+    private Map<String, String> env(final String rank, final String size, final String av)
+    {
+        return Map.of(Rank.RANK_ENV, rank, Rank.SIZE_ENV, size, Rank.AV_ENV, av, Rank.DIR_ENV, dir.toString());
+    }
+}
