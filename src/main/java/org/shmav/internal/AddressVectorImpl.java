@@ -1005,7 +1005,8 @@ public final class AddressVectorImpl implements AddressVector
         writeLock.lock();
         try
         {
-            return region.table().recoverDead();
+            final Region r = region;
+            return r.table().recoverDead() + (r.table().finishAbandonedRebuild(r.writer()) ? 1 : 0);
         }
         finally
         {

@@ -164,6 +164,7 @@ public final class SharedAvFile
         if (region.writer() != null)
         {
             region.table().recoverDead();
+            region.table().finishAbandonedRebuild(region.writer());
         }
         final AvAttr resolved = attr.toBuilder().type(layout.avType()).count(layout.capacity()).mapAddr(mapBase).build();
         return new Opened(region, resolved, mapBase);

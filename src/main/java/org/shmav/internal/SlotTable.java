@@ -979,6 +979,22 @@ public final class SlotTable
     }
 
     /**
+     * Finishes an index rebuild whose rebuilder died (readers meanwhile confirm every miss by a scan).
+     * True when one was finished.
+     */
+    public boolean finishAbandonedRebuild(final Writer w)
+    {
+        final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
+        final int rebuilder = (int)(epoch & 0xFFFF_FFFFL) - 1;
+        if (rebuilder < 0 || (rebuilder < layout.attachersCapacity() && ownerAlive(rebuilder)))
+        {
+            return false;
+        }
+        final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
+        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && rebuildAs(w, mine);
+    }
+
+    /**
      * Rebuilds the hash from the slot table, so that tombstones left by removals become EMPTY
      * buckets again. Must be called outside an insert. Marks the rebuild in the epoch word (a new
      * epoch, this writer as rebuilder), waits (bounded) until no other writer is inside an insert,

@@ -88,4 +88,25 @@ class SlotTableTest
         assertEquals(0, r.table().remove(r.writer(), 17));
         assertEquals(17, insert(r, address(1000)));
     }
+
+    @Test
+    void shouldFinishARebuildWhoseRebuilderDied()
+    {
+        final Region r = region();
+        final ByteBuffer a = address(3);
+        assertEquals(0, insert(r, a));
+        // A rebuild marked by attacher 2, which holds no token (its process is gone), left mid-way:
+        // every bucket already cleared.
+        final long marked = (7L << 32) | 3;
+        r.memory().putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, marked);
+        for (long b = 0; b < r.layout().hashBuckets(); b++)
+        {
+            r.memory().putLong(r.layout().bucket(b), 0L);
+        }
+        assertEquals(0, r.table().reverseLookup(a, 0, a.remaining(), -1L), "a miss is confirmed by a scan meanwhile");
+        assertTrue(r.table().finishAbandonedRebuild(r.writer()));
+        assertEquals(7L << 32, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET));
+        assertEquals(0, insert(r, a)); // the rebuilt index finds the entry: a reference, not a second slot
+        assertEquals(1, r.table().count());
+    }
 }
