@@ -9,7 +9,8 @@ package org.shmav.internal;
  *  16 | pid                                                                                         |
  *  24 | start time, milliseconds since the epoch                                                    |
  *  32 | attached at, milliseconds since the epoch                                                   |
- *  40 | reserved (24 bytes); entries are 64 bytes so that journals never share a cache line          |
+ *  40 | inserting: 1 while this writer is inside an insert (a hash rebuild waits for 0)               |
+ *  48 | reserved (16 bytes); entries are 64 bytes so that journals never share a cache line          |
  * </pre>
  *
  * A writer takes a free entry by CAS of its token from 0. Its index in the table is the owner recorded
@@ -32,6 +33,9 @@ public final class AttacherDescriptor
     public static final int START_MILLIS_OFFSET = 24;
     /** u64: when the entry was taken, in milliseconds. */
     public static final int ATTACHED_MILLIS_OFFSET = 32;
+
+    /** u64: 1 while the writer is inside an insert, written only by itself (and reset by attach and recovery). */
+    public static final int INSERTING_OFFSET = 40;
 
     /** Journal op: nothing in flight. */
     public static final int OP_NONE = 0;

@@ -42,6 +42,8 @@ package org.shmav.internal;
  *  192 |                      changes (own cache line)                      |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
+ *  384 |           indexLock: token of the process rebuilding the hash      |
+ *  448 |           indexEpoch: odd while the hash is being rebuilt          |
  *  512 | segment table: {@value #MAX_SEGMENTS} entries of {@value #SEGMENT_ENTRY_LENGTH} bytes |
  * </pre>
  *
@@ -117,6 +119,13 @@ public final class AvFileDescriptor
     public static final int FREE_HINT_OFFSET = 256;
     /** u64: number of attacher entries ever taken; readers sum journals below it. */
     public static final int ATTACHERS_HIGH_WATER_OFFSET = 320;
+    /**
+     * u64: owner token of the process rebuilding the hash section, 0 when none. Taken by CAS; inserters
+     * do not enter while it is set, and a holder found dead is replaced by the next writer.
+     */
+    public static final int INDEX_LOCK_OFFSET = 384;
+    /** u64: bumped when a hash rebuild starts and when it ends, so odd while the hash may be incomplete. */
+    public static final int INDEX_EPOCH_OFFSET = 448;
     /** Start of the segment table. */
     public static final int SEGMENTS_OFFSET = 512;
     /** Entries in the segment table. */

@@ -21,10 +21,19 @@ import org.shmav.FiErrno;
  * guarantees with a process-local lock.
  *
  * <p>The hash section maps an address (and its auth-key handle) to the slot holding it. A bucket is
- * EMPTY (0), a TOMBSTONE, or {@code tag << 32 | slot + 1}. Buckets go from EMPTY to an entry by CAS and
- * never back to EMPTY, so every entry of a key lies before the first EMPTY bucket of its probe
- * sequence; an inserter installs only into an EMPTY bucket after checking every bucket before it,
- * which is what makes two inserters of one address agree on one slot.
+ * EMPTY (0), a TOMBSTONE, or {@code tag << 32 | slot + 1}. Between rebuilds, buckets go from EMPTY to
+ * an entry by CAS and never back to EMPTY, so every entry of a key lies before the first EMPTY bucket
+ * of its probe sequence; an inserter installs only into an EMPTY bucket after checking every bucket
+ * before it, which is what makes two inserters of one address agree on one slot.
+ *
+ * <p>Removals leave TOMBSTONEs, which only a rebuild turns back into EMPTY buckets ({@link #rebuildIndex}).
+ * A rebuild needs every inserter out of the hash: inserters announce themselves in their attacher
+ * entry's {@code inserting} word and enter only while the header's {@code indexLock} is 0; the
+ * rebuilder takes {@code indexLock} by CAS and then waits for every live inserter to leave (a
+ * Dekker handshake of volatile accesses). Both sides are bounded, and a rebuilder that died is
+ * replaced by the next writer that finds the lock held by a dead process. Readers take no part:
+ * {@link #reverseLookup} falls back to a scan of the slots when {@code indexEpoch} says a rebuild ran
+ * while it probed.
  */
 public final class SlotTable
 {
@@ -36,8 +45,15 @@ public final class SlotTable
     /** Token bit marking an attacher entry that a recoverer (the rest of the token) is settling. */
     static final long RECOVERING = 1L << 63;
 
+    /** How long an inserter waits for a rebuild of the hash, and a rebuilder for inserters to leave. */
+    static final long INDEX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** An insert that probes more buckets than this before an EMPTY one asks for a rebuild first. */
+    static final long REBUILD_PROBES = 64;
+
     private static final int NO_MATCH = -1;
     private static final int RETRY = -2;
+    /** Internal result: the hash has no EMPTY bucket left on this key's path (or a very long one); rebuild it. */
+    private static final long NEEDS_REBUILD = Long.MIN_VALUE;
 
     private final Memory m;
     private final AvLayout layout;
@@ -155,6 +171,22 @@ public final class SlotTable
     /** The slot holding {@code len} address bytes at {@code src[off]} bound to {@code authKey}, or -1. */
     public long reverseLookup(final ByteBuffer src, final int off, final int len, final long authKey)
     {
+        final long epoch = m.getLongAcquire(AvFileDescriptor.INDEX_EPOCH_OFFSET);
+        final long slot = probe(src, off, len, authKey);
+        if (slot >= 0)
+        {
+            return slot;
+        }
+        VarHandle.acquireFence(); // the probes above are done before the epoch is read again
+        if ((epoch & 1) != 0 || m.getLongVolatile(AvFileDescriptor.INDEX_EPOCH_OFFSET) != epoch)
+        {
+            return scanSlots(src, off, len, authKey); // the hash was being rebuilt: it may have missed the key
+        }
+        return -1;
+    }
+
+    private long probe(final ByteBuffer src, final int off, final int len, final long authKey)
+    {
         final long hash = hash(src, off, len, authKey);
         final int tag = (int)(hash >>> 32);
         long bucket = hash & bucketMask;
@@ -181,6 +213,24 @@ public final class SlotTable
                 if (sameIncarnation(s, m.getLong(layout.slot(slot) + STATE_OFFSET)))
                 {
                     return slot;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** The VALID slot holding the key, found without the hash; -1 when none. */
+    private long scanSlots(final ByteBuffer src, final int off, final int len, final long authKey)
+    {
+        for (long i = 0; i < capacity; i++)
+        {
+            final long s = stateWord(i);
+            if (state(s) == VALID && payload(s) > 0 && keyEquals(i, src, off, len, authKey))
+            {
+                VarHandle.acquireFence();
+                if (sameIncarnation(s, m.getLong(layout.slot(i) + STATE_OFFSET)))
+                {
+                    return i;
                 }
             }
         }
@@ -223,7 +273,36 @@ public final class SlotTable
         final long authKey, final long userId, final long mapBase)
     {
         final long hash = hash(src, off, len, authKey);
-        final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId);
+        long probeLimit = REBUILD_PROBES;
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            if (!enterInsert(w))
+            {
+                return -FiErrno.EAGAIN;
+            }
+            final long result;
+            try
+            {
+                result = insertOnce(w, src, off, len, authKey, userId, hash, mapBase, probeLimit);
+            }
+            finally
+            {
+                exitInsert(w);
+            }
+            if (result != NEEDS_REBUILD)
+            {
+                return result;
+            }
+            rebuildIndex();
+            probeLimit = Long.MAX_VALUE; // after one rebuild, only a hash without an EMPTY bucket asks again
+        }
+        return -FiErrno.EAGAIN;
+    }
+
+    private long insertOnce(final Writer w, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long hash, final long mapBase, final long probeLimit)
+    {
+        final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId, probeLimit);
         if (existing != NO_MATCH)
         {
             return existing;
@@ -248,6 +327,33 @@ public final class SlotTable
         final long authKey, final long userId, final long mapBase)
     {
         final long hash = hash(src, off, len, authKey);
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            if (!enterInsert(w))
+            {
+                return -FiErrno.EAGAIN;
+            }
+            final long result;
+            try
+            {
+                result = insertAtOnce(w, index, src, off, len, authKey, userId, hash, mapBase);
+            }
+            finally
+            {
+                exitInsert(w);
+            }
+            if (result != NEEDS_REBUILD)
+            {
+                return result;
+            }
+            rebuildIndex();
+        }
+        return -FiErrno.EAGAIN;
+    }
+
+    private long insertAtOnce(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long hash, final long mapBase)
+    {
         final int slot = layout.slot(index);
         final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
         while (true)
@@ -285,6 +391,10 @@ public final class SlotTable
             return -FiErrno.EALREADY;
         }
         final long result = fillIndexPublish(w, index, src, off, len, authKey, userId, hash, mapBase);
+        if (result == NEEDS_REBUILD)
+        {
+            return result;
+        }
         if (result >= 0 && result != index)
         {
             release(w, result); // inserted elsewhere meanwhile: give back the reference taken on it
@@ -347,10 +457,11 @@ public final class SlotTable
      * Looks for {@code key} in the hash. A VALID entry gets a reference and its slot is returned; an
      * entry still CLAIMED by a live writer is waited for (bounded), one of a dead writer is recovered.
      * Returns NO_MATCH when absent, or a negative errno. With {@code ownSlot >= 0} the key is installed
-     * for that slot at the first EMPTY bucket, and NO_MATCH means "installed".
+     * for that slot at the first EMPTY bucket, and NO_MATCH means "installed". NEEDS_REBUILD when no
+     * EMPTY bucket came within {@code probeLimit} probes (or at all).
      */
     private long findOrReference(final Writer w, final ByteBuffer src, final int off, final int len,
-        final long authKey, final long hash, final long ownSlot, final long userId)
+        final long authKey, final long hash, final long ownSlot, final long userId, final long probeLimit)
     {
         final int tag = (int)(hash >>> 32);
         final long entry = ((long)tag << 32) | (ownSlot + 1);
@@ -382,9 +493,13 @@ public final class SlotTable
                 }
             }
             probes++;
+            if (probes > probeLimit)
+            {
+                return NEEDS_REBUILD;
+            }
             bucket = (bucket + 1) & bucketMask;
         }
-        return -FiErrno.ENOSPC;
+        return NEEDS_REBUILD;
     }
 
     /** One bucket entry of the same tag: a match (slot, reference taken), NO_MATCH, RETRY or -errno. */
@@ -470,7 +585,7 @@ public final class SlotTable
         m.copyIn(slot + ADDR_OFFSET, src, off, len);
         m.putLong(slot + AUTH_KEY_OFFSET, authKey);
         m.putLong(slot + USER_ID_OFFSET, userId == Long.MIN_VALUE ? -1L : userId);
-        final long found = findOrReference(w, src, off, len, authKey, hash, index, userId);
+        final long found = findOrReference(w, src, off, len, authKey, hash, index, userId, Long.MAX_VALUE);
         if (found != NO_MATCH)
         {
             undoClaim(index, w.index);
@@ -740,6 +855,7 @@ public final class SlotTable
             }
         }
         repaired += AuthKeyTable.repair(m, layout, a);
+        m.setLongVolatile(entry + INSERTING_OFFSET, 0L);
         final long j = m.getLongVolatile(entry + JOURNAL_OFFSET);
         if (op(j) == OP_COUNTED)
         {
@@ -765,6 +881,7 @@ public final class SlotTable
                 if (m.getLongVolatile(entry + TOKEN_OFFSET) == 0 &&
                     m.compareAndSetLong(entry + TOKEN_OFFSET, 0L, Processes.SELF_TOKEN))
                 {
+                    m.setLongVolatile(entry + INSERTING_OFFSET, 0L); // a dead previous owner may have left it set
                     m.putLong(entry + PID_OFFSET, Processes.SELF_PID);
                     m.putLong(entry + START_MILLIS_OFFSET, Processes.SELF_START_MILLIS);
                     m.setLongRelease(entry + ATTACHED_MILLIS_OFFSET, System.currentTimeMillis());
@@ -783,31 +900,154 @@ public final class SlotTable
         return new Writer(m, index, layout.attacher(index));
     }
 
+    // ---------------------------------------------------------------- hash rebuild
+
     /**
-     * Rebuilds the hash from the slot table: every VALID slot indexed, no tombstones. Only for a region
-     * no other writer can reach (a private region being grown).
+     * Announces this writer as an inserter, entering only while no rebuild holds the index lock.
+     * False when a live rebuilder kept it out past the deadline.
      */
-    void rebuildIndex()
+    private boolean enterInsert(final Writer w)
+    {
+        final long deadline = System.nanoTime() + INDEX_WAIT_NANOS;
+        while (true)
+        {
+            // Dekker with lockIndex/awaitInserters: volatile store of our flag, then volatile load of the
+            // lock; the rebuilder CASes the lock, then loads our flag. One of the two sees the other.
+            m.setLongVolatile(w.entry + INSERTING_OFFSET, 1L);
+            final long holder = m.getLongVolatile(AvFileDescriptor.INDEX_LOCK_OFFSET);
+            if (holder == 0)
+            {
+                return true;
+            }
+            m.setLongVolatile(w.entry + INSERTING_OFFSET, 0L);
+            if (!Processes.isAlive(holder))
+            {
+                rebuildIndex(); // the rebuilder died: take its lock over and finish its work
+                continue;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            LockSupport.parkNanos(10_000);
+        }
+    }
+
+    private void exitInsert(final Writer w)
+    {
+        m.setLongRelease(w.entry + INSERTING_OFFSET, 0L); // every bucket and slot write of the insert comes first
+    }
+
+    /**
+     * Rebuilds the hash section from the slot table: every VALID slot indexed again, every TOMBSTONE
+     * gone. Takes the index lock (from a dead holder too), waits for live inserters to leave, then
+     * rewrites the buckets. Removals and readers go on meanwhile: a removal whose bucket is rebuilt
+     * behind it leaves an entry pointing at a FREE slot, which every prober skips because it checks
+     * the slot's state and bytes. Returns false when the lock or the inserters did not come in time.
+     */
+    boolean rebuildIndex()
+    {
+        final long deadline = System.nanoTime() + INDEX_WAIT_NANOS;
+        if (!lockIndex(deadline))
+        {
+            return false;
+        }
+        try
+        {
+            final long epoch = m.getLongVolatile(AvFileDescriptor.INDEX_EPOCH_OFFSET);
+            if ((epoch & 1) == 0)
+            {
+                m.setLongVolatile(AvFileDescriptor.INDEX_EPOCH_OFFSET, epoch + 1); // odd: readers may miss keys
+            }
+            final boolean quiet = awaitInserters(deadline);
+            if (quiet)
+            {
+                reindex();
+            }
+            m.setLongVolatile(AvFileDescriptor.INDEX_EPOCH_OFFSET, (m.getLongVolatile(AvFileDescriptor.INDEX_EPOCH_OFFSET) | 1) + 1);
+            return quiet;
+        }
+        finally
+        {
+            m.compareAndSetLong(AvFileDescriptor.INDEX_LOCK_OFFSET, Processes.SELF_TOKEN, 0L);
+        }
+    }
+
+    private boolean lockIndex(final long deadline)
+    {
+        while (true)
+        {
+            final long holder = m.getLongVolatile(AvFileDescriptor.INDEX_LOCK_OFFSET);
+            if (holder == 0 || !Processes.isAlive(holder))
+            {
+                if (m.compareAndSetLong(AvFileDescriptor.INDEX_LOCK_OFFSET, holder, Processes.SELF_TOKEN))
+                {
+                    return true;
+                }
+                continue;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false; // a live process (perhaps another thread of ours) is rebuilding
+            }
+            LockSupport.parkNanos(10_000);
+        }
+    }
+
+    /** Waits until no live attacher is inside an insert. A dead one's claims are never indexed: recovery undoes them. */
+    private boolean awaitInserters(final long deadline)
+    {
+        final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
+            layout.attachersCapacity());
+        for (int a = 0; a < highWater; a++)
+        {
+            final int entry = layout.attacher(a);
+            while (m.getLongVolatile(entry + INSERTING_OFFSET) != 0)
+            {
+                final long token = m.getLongVolatile(entry + TOKEN_OFFSET);
+                if (token == 0 || (token & RECOVERING) != 0 || !Processes.isAlive(token))
+                {
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0)
+                {
+                    return false;
+                }
+                LockSupport.parkNanos(10_000);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Empties every bucket and indexes every VALID slot at the first EMPTY bucket of its probe
+     * sequence. No inserter runs meanwhile, so a VALID slot's bytes cannot change under us.
+     */
+    private void reindex()
     {
         for (long b = 0; b <= bucketMask; b++)
         {
-            m.putLong(layout.bucket(b), EMPTY);
+            m.setLongVolatile(layout.bucket(b), EMPTY);
         }
         for (long i = 0; i < capacity; i++)
         {
             final int slot = layout.slot(i);
-            if (state(m.getLong(slot + STATE_OFFSET)) != VALID)
+            final long s = m.getLongVolatile(slot + STATE_OFFSET);
+            final int len = m.getInt(slot + ADDR_LEN_OFFSET);
+            if (state(s) != VALID || payload(s) == 0 || len <= 0 || len > layout.addrLen())
             {
                 continue;
             }
-            final int len = m.getInt(slot + ADDR_LEN_OFFSET);
             final long hash = hash(m.buffer(), slot + ADDR_OFFSET, len, m.getLong(slot + AUTH_KEY_OFFSET));
+            final long entry = ((hash >>> 32) << 32) | (i + 1);
             long bucket = hash & bucketMask;
-            while (m.getLong(layout.bucket(bucket)) != EMPTY)
+            for (long probes = 0; probes <= bucketMask; probes++, bucket = (bucket + 1) & bucketMask)
             {
-                bucket = (bucket + 1) & bucketMask;
+                if (m.compareAndSetLong(layout.bucket(bucket), EMPTY, entry))
+                {
+                    break;
+                }
             }
-            m.putLong(layout.bucket(bucket), ((hash >>> 32) << 32) | (i + 1));
         }
     }
 
