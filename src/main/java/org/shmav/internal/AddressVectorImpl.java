@@ -993,7 +993,7 @@ public final class AddressVectorImpl implements AddressVector
         writeLock.lock();
         try
         {
-            return region.table().recoverDead();
+            return region.table().recover();
         }
         finally
         {

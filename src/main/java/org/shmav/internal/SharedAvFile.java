@@ -163,7 +163,7 @@ public final class SharedAvFile
         final long mapBase = attr.mapAddr() != 0 ? attr.mapAddr() : region.storedMapBase();
         if (region.writer() != null)
         {
-            region.table().recoverDead();
+            region.table().recover();
         }
         final AvAttr resolved = attr.toBuilder().type(layout.avType()).count(layout.capacity()).mapAddr(mapBase).build();
         return new Opened(region, resolved, mapBase);

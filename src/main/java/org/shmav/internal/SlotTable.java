@@ -753,6 +753,21 @@ public final class SlotTable
     }
 
     /**
+     * Everything {@link #recoverDead} does, then finishes a hash rebuild whose process died (so that
+     * readers stop falling back to slot scans). Must not be called from inside an insert.
+     */
+    public int recover()
+    {
+        int repaired = recoverDead();
+        final long holder = m.getLongVolatile(AvFileDescriptor.INDEX_LOCK_OFFSET);
+        if (holder != 0 && !Processes.isAlive(holder) && rebuildIndex())
+        {
+            repaired++;
+        }
+        return repaired;
+    }
+
+    /**
      * Recovers attacher entry {@code a}, whose process is dead. Safe to run in several processes at
      * once: the journal is settled by one CAS that records the decision before any slot is touched,
      * and every slot repair is a CAS that only the first recoverer wins.

@@ -154,6 +154,23 @@ class HashChurnTest
     }
 
     @Test
+    void shouldFinishTheRebuildOfADeadProcessOnRecover()
+    {
+        try (AddressVector av = openNamed(16))
+        {
+            final long[] one = new long[1];
+            assertEquals(1, av.insert(address(9), 1, one, 0, null));
+            final Memory m = ((AddressVectorImpl)av).region().memory();
+            m.putLong(AvFileDescriptor.INDEX_LOCK_OFFSET, deadToken());
+            m.putLong(AvFileDescriptor.INDEX_EPOCH_OFFSET, 3);
+            assertEquals(1, av.recover());
+            assertEquals(0L, m.getLongVolatile(AvFileDescriptor.INDEX_LOCK_OFFSET));
+            assertEquals(4L, m.getLongVolatile(AvFileDescriptor.INDEX_EPOCH_OFFSET));
+            assertEquals(one[0], av.reverseLookup(address(9)));
+        }
+    }
+
+    @Test
     void shouldNotWaitForADeadInserter()
     {
         try (AddressVector av = openNamed(16))
