@@ -295,6 +295,11 @@ public final class SharedAvFile
         {
             throw invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
         }
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS))
+        {
+            // Checked before opening too: opening a FIFO planted under the name read-only would block forever.
+            throw invalid(call, "'" + file + "' is not a regular file");
+        }
         final Set<OpenOption> options = readOnly
             ? Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
             : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
