@@ -368,6 +368,11 @@ public final class SharedAvFile
             return new FabricException(call, FiErrno.ENOSPC, "no space for named AV '" + name + "' in " +
                 file.getParent() + ": free space there or use a smaller count", e);
         }
+        if (reason.contains("File too large"))
+        {
+            return new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' does not fit under this " +
+                "process's file size limit (RLIMIT_FSIZE, ulimit -f): raise it or use a smaller count", e);
+        }
         if (e instanceof FileSystemException && reason.contains("symbolic links"))
         {
             return invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
