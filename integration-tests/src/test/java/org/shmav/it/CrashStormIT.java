@@ -105,6 +105,8 @@ class CrashStormIT
                 final int readerExit = reader.waitFor(Duration.ofSeconds(60));
                 final String readerStats = Files.readString(stats).trim();
                 assertEquals(0, readerExit, "reader: " + readerStats + "\n" + reader.output());
+                final String[] numbers = readerStats.split(" ");
+                assertTrue(Long.parseLong(numbers[1]) > 0 && "ok".equals(numbers[3]), "the reader checked nothing: " + readerStats);
                 storm.readerStats = readerStats;
             }
 
