@@ -302,7 +302,7 @@ class ExhaustionIT
             try (Domain d = domain(Path.of(args[0]));
                  AddressVector av = d.openAv(AvAttr.builder().name(args[1]).count(Long.parseLong(args[2])).build()))
             {
-                System.out.println("RESULT created");
+                System.out.println("RESULT created count=" + av.attr().count());
             }
             catch (final FabricException e)
             {

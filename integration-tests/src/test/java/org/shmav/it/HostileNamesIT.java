@@ -160,7 +160,7 @@ class HostileNamesIT
             {
                 try (AddressVector av = d.openAv(AvAttr.builder().name(args[1]).count(4).build()))
                 {
-                    System.out.println("RESULT ok " + encoding);
+                    System.out.println("RESULT ok " + encoding + " count=" + av.count());
                     d.unlinkAv(args[1]);
                 }
                 catch (final FabricException e)
