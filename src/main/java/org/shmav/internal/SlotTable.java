@@ -266,8 +266,9 @@ public final class SlotTable
 
     /**
      * Inserts an address at the lowest FREE slot, or takes a reference on the slot already holding it.
-     * Returns the slot, or a negative errno: -ENOSPC when no slot (or no hash bucket) is free,
-     * -EAGAIN when another live writer kept the same address half-published too long.
+     * Returns the slot, or a negative errno: -ENOSPC when no slot is free, -EAGAIN when another live
+     * writer kept the same address half-published too long, or kept a needed hash rebuild waiting
+     * (see {@link #INDEX_WAIT_NANOS}).
      */
     public long insert(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
