@@ -64,7 +64,9 @@ public final class SharedAvFile
     /**
      * The file name of AV {@code name}: as libfabric, leading slashes are dropped and spaces become
      * underscores. FI_EINVAL for an empty name, ".", "..", a name starting with '.', one holding '/',
-     * NUL or a control character, or one longer than {@value #MAX_NAME_BYTES} bytes.
+     * NUL or a control character (C0, DEL or C1), one that is not valid Unicode (an unpaired surrogate,
+     * which has no UTF-8 form), or one longer than {@value #MAX_NAME_BYTES} bytes in UTF-8. Other
+     * non-ASCII names are allowed.
      */
     public static String fileName(final String name)
     {
@@ -85,9 +87,17 @@ public final class SharedAvFile
         for (int i = 0; i < n.length(); i++)
         {
             final char c = n.charAt(i);
-            if (c == '/' || c < 0x20 || c == 0x7F)
+            if (c == '/' || Character.isISOControl(c))
             {
                 throw invalid("fi_av_open", "name '" + printable(name) + "' holds '/', NUL or a control character");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < n.length() && Character.isLowSurrogate(n.charAt(i + 1)))
+            {
+                i++; // a valid pair: one code point beyond U+FFFF
+            }
+            else if (Character.isSurrogate(c))
+            {
+                throw invalid("fi_av_open", "name '" + printable(name) + "' holds an unpaired surrogate: not valid UTF-8");
             }
         }
         if (n.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES)
@@ -97,9 +107,24 @@ public final class SharedAvFile
         return n;
     }
 
+    /** The path of AV {@code name} in {@code dir}; FI_EINVAL when the name is invalid or the platform cannot encode it. */
+    static Path path(final Path dir, final String name, final String call)
+    {
+        final String fileName = fileName(name);
+        try
+        {
+            return dir.resolve(fileName);
+        }
+        catch (final java.nio.file.InvalidPathException e)
+        {
+            throw invalid(call, "name '" + printable(name) + "' cannot be a file name with sun.jnu.encoding=" +
+                System.getProperty("sun.jnu.encoding") + " (run with a UTF-8 locale, or use an ASCII name)");
+        }
+    }
+
     static Opened open(final DomainAttr domain, final AvAttr attr, final AvType requestedType)
     {
-        final Path file = domain.shmDirectory().resolve(fileName(attr.name()));
+        final Path file = path(domain.shmDirectory(), attr.name(), "fi_av_open");
         final boolean readOnly = (attr.flags() & Fi.READ) != 0;
         Region region = null;
         for (int attempt = 0; region == null; attempt++)
@@ -298,7 +323,7 @@ public final class SharedAvFile
     /** {@code Domain.unlinkAv}: removes the file only when it is a valid shmav AV. */
     static boolean unlink(final Path dir, final String name)
     {
-        final Path file = dir.resolve(fileName(name));
+        final Path file = path(dir, name, "fi_av_unlink");
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {
             return false;
@@ -340,6 +365,11 @@ public final class SharedAvFile
             return new FabricException(call, FiErrno.ENOSPC, "no space for named AV '" + name + "' in " +
                 file.getParent() + ": free space there or use a smaller count", e);
         }
+        if (reason.contains("File too large"))
+        {
+            return new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' does not fit under this " +
+                "process's file size limit (RLIMIT_FSIZE, ulimit -f): raise it or use a smaller count", e);
+        }
         if (e instanceof FileSystemException && reason.contains("symbolic links"))
         {
             return invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
@@ -352,9 +382,9 @@ public final class SharedAvFile
         final StringBuilder b = new StringBuilder();
         for (final char c : s.toCharArray())
         {
-            if (c < 0x20 || c == 0x7F)
+            if (Character.isISOControl(c) || Character.isSurrogate(c))
             {
-                b.append(String.format("\\x%02x", (int)c));
+                b.append(String.format("\\u%04x", (int)c));
             }
             else
             {

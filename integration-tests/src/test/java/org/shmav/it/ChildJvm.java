@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,18 +28,31 @@ public final class ChildJvm implements AutoCloseable
     /** Starts {@code main} with {@code args} in a new JVM that shares this JVM's classpath. */
     public static ChildJvm start(final Class<?> main, final Path outputDir, final String... args) throws IOException
     {
-        final List<String> command = new ArrayList<>();
+        return start(List.of(), System.getProperty("java.class.path"), Map.of(), main, outputDir, args);
+    }
+
+    /**
+     * Starts {@code main} in a new JVM run through {@code prefix} (e.g. {@code setpriv --reuid=...}, to
+     * run it as another user), with {@code classpath} and extra environment variables.
+     */
+    public static ChildJvm start(final List<String> prefix, final String classpath, final Map<String, String> env,
+        final Class<?> main, final Path outputDir, final String... args) throws IOException
+    {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-XX:-UsePerfData"); // no hsperfdata file: the child may run as a user without a home
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classpath);
         command.add(main.getName());
         command.addAll(List.of(args));
         Files.createDirectories(outputDir);
         final Path output = Files.createTempFile(outputDir, main.getSimpleName() + "-", ".log");
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().putAll(env);
+        final Process p = builder.start();
         return new ChildJvm(p, output);
     }
 
@@ -83,12 +97,21 @@ public final class ChildJvm implements AutoCloseable
         return Files.readString(output, StandardCharsets.UTF_8);
     }
 
+    /** Kills the child if it still runs (SIGKILL, then a bounded reap); never throws, so try-with-resources stays lint-clean. */
     @Override
     public void close()
     {
         if (process.isAlive())
         {
-            kill();
+            process.destroyForcibly();
+            try
+            {
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

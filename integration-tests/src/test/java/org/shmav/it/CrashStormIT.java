@@ -1,0 +1,328 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.internal.AttacherDescriptor;
+import org.shmav.internal.AvFileDescriptor;
+import org.shmav.internal.AvLayout;
+import org.shmav.internal.Memory;
+import org.shmav.internal.Processes;
+import org.shmav.internal.SlotDescriptor;
+import org.shmav.internal.SlotTable;
+
+/**
+ * Crash storm: writer JVMs insert and remove at full speed in one named AV and are killed with
+ * SIGKILL at random moments, {@code shmav.storm.kills} times in all (default 300; e.g.
+ * {@code -Dshmav.storm.kills=2000} for the long run), while a reader JVM checks every address it
+ * looks up. Half of the kills are recovered at once by this JVM ({@code av.recover()}), the other
+ * half by the writers themselves (on open, or when an insert meets a dead owner). Afterwards: nothing
+ * acknowledged and not removed is missing, no address is in two slots, no slot is CLAIMED or
+ * REMOVING, count() equals the VALID slots, no attacher entry or index lock of a dead process is
+ * left, and the reader never saw a torn address.
+ *
+ * <p>Other knobs: {@code shmav.storm.lanes} (writers running at once, default 2),
+ * {@code shmav.storm.seed}, {@code shmav.storm.maxLifeMillis} (longest a writer runs, default 300).
+ */
+class CrashStormIT
+{
+    private static final String NAME = "storm";
+    private static final long CAPACITY = 256;
+    private static final int LIVE_TARGET = 48;
+
+    private Path dir;
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        ShmDirs.delete(dir);
+    }
+
+    @Test
+    void shouldLoseNothingWhenWritersAreKilledAtRandomMoments() throws Exception
+    {
+        final int kills = Integer.getInteger("shmav.storm.kills", 300);
+        final int lanes = Integer.getInteger("shmav.storm.lanes", 2);
+        final long seed = Long.getLong("shmav.storm.seed", System.nanoTime());
+        final int maxLife = Integer.getInteger("shmav.storm.maxLifeMillis", 300);
+        System.out.println("CrashStormIT: seed=" + seed + " kills=" + kills + " lanes=" + lanes + " (rerun with -Dshmav.storm.seed=" + seed + ")");
+        dir = ShmDirs.create();
+        final Path work = Files.createDirectories(dir.resolve("work"));
+        final long start = System.nanoTime();
+
+        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN6).shmDirectory(dir).build());
+             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(NAME).count(CAPACITY).build()))
+        {
+            final Memory shared = mapReadOnly(dir.resolve(NAME));
+            final Path stats = work.resolve("reader.stats");
+            final Path stop = work.resolve("reader.stop");
+            final Storm storm = new Storm(kills, seed, maxLife, work, av, shared);
+            try (ChildJvm reader = ChildJvm.start(StormReader.class, work, dir.toString(), NAME, stats.toString(), stop.toString()))
+            {
+                final ExecutorService pool = Executors.newFixedThreadPool(lanes);
+                final List<Future<?>> lanesDone = new ArrayList<>();
+                for (int lane = 1; lane <= lanes; lane++)
+                {
+                    final int l = lane;
+                    lanesDone.add(pool.submit(() -> { storm.runLane(l); return null; }));
+                }
+                pool.shutdown();
+                for (final Future<?> f : lanesDone)
+                {
+                    f.get(30, TimeUnit.MINUTES);
+                }
+                Files.createFile(stop);
+                final int readerExit = reader.waitFor(Duration.ofSeconds(60));
+                final String readerStats = Files.readString(stats).trim();
+                assertEquals(0, readerExit, "reader: " + readerStats + "\n" + reader.output());
+                final String[] numbers = readerStats.split(" ");
+                assertTrue(Long.parseLong(numbers[1]) > 0 && "ok".equals(numbers[3]), "the reader checked nothing: " + readerStats);
+                storm.readerStats = readerStats;
+            }
+
+            av.recover();
+            storm.verify(shared, av);
+            System.out.printf("CrashStormIT: %s in %.0f s%n", storm.summary(), (System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    private static Memory mapReadOnly(final Path file) throws IOException
+    {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            return new Memory(ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size()));
+        }
+    }
+
+    /** The shared state of one run: kill budget, what the logs said, counters for the report. */
+    private static final class Storm
+    {
+        final int kills;
+        final long seed;
+        final int maxLife;
+        final Path work;
+        final AddressVector av;
+        final Memory shared;
+        final AtomicInteger killed = new AtomicInteger();
+        final AtomicInteger killedInFlight = new AtomicInteger();
+        final AtomicInteger killedRebuilding = new AtomicInteger();
+        final AtomicInteger recoveredHere = new AtomicInteger();
+        final AtomicLong repairedHere = new AtomicLong();
+        final AtomicLong ops = new AtomicLong();
+        /**
+         * Acknowledged and not (yet) removed: id -> fi_addr. A lane folds its logs in order, and only
+         * ever removes ids of its own lane, so a removal always meets its insert here (or an insert
+         * that was never acknowledged): the map holds live entries only, whatever the run's length.
+         */
+        final Map<Long, Long> outstanding = new ConcurrentHashMap<>();
+        final AtomicLong acknowledged = new AtomicLong();
+        final AtomicLong removalsLogged = new AtomicLong();
+        String readerStats = "";
+        int checkedLive;
+        int validSlots;
+
+        Storm(final int kills, final long seed, final int maxLife, final Path work, final AddressVector av, final Memory shared)
+        {
+            this.kills = kills;
+            this.seed = seed;
+            this.maxLife = maxLife;
+            this.work = work;
+            this.av = av;
+            this.shared = shared;
+        }
+
+        void runLane(final int lane) throws Exception
+        {
+            final SplittableRandom random = new SplittableRandom(seed * 31 + lane);
+            for (int incarnation = 1; killed.get() < kills; incarnation++)
+            {
+                final Path log = work.resolve("lane" + lane + "-" + incarnation + ".log");
+                try (ChildJvm writer = ChildJvm.start(StormWriter.class, work, dir(), NAME, Long.toString(CAPACITY),
+                    Integer.toString(lane), Integer.toString(incarnation), log.toString(), Long.toString(random.nextLong()),
+                    Integer.toString(LIVE_TARGET)))
+                {
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (!StormLog.isStarted(log))
+                    {
+                        if (!writer.isAlive() || System.nanoTime() - deadline > 0)
+                        {
+                            writer.kill();
+                            fail("writer lane " + lane + " #" + incarnation + " never started:\n" + writer.output());
+                        }
+                        Thread.sleep(5);
+                    }
+                    Thread.sleep(random.nextInt(maxLife + 1));
+                    if (!writer.isAlive())
+                    {
+                        fail("writer lane " + lane + " #" + incarnation + " exited by itself:\n" + writer.output());
+                    }
+                    writer.kill();
+                    killed.incrementAndGet();
+                    inspectCorpse(writer.pid());
+                    if ((incarnation & 1) == 0)
+                    {
+                        recoveredHere.incrementAndGet();
+                        repairedHere.addAndGet(av.recover());
+                    }
+                    final StormLog.Summary summary = StormLog.read(log, (type, fiAddr, id) ->
+                    {
+                        if (type == StormLog.INSERTED)
+                        {
+                            acknowledged.incrementAndGet();
+                            outstanding.put(id, fiAddr);
+                        }
+                        else
+                        {
+                            removalsLogged.incrementAndGet();
+                            outstanding.remove(id);
+                        }
+                    });
+                    assertEquals(0, summary.insertFailures(), "writer lane " + lane + " #" + incarnation +
+                        " had inserts fail, last errno " + summary.lastErrno());
+                    ops.addAndGet(summary.ops());
+                    StormLog.delete(log);
+                }
+            }
+        }
+
+        private String dir()
+        {
+            return work.getParent().toString();
+        }
+
+        /** Right after a kill: was the dead writer inside an operation, or rebuilding the hash? (best effort: others may recover it first) */
+        private void inspectCorpse(final long pid)
+        {
+            final AvLayout layout = AvLayout.read(shared, shared.capacity());
+            final long rebuilder = (shared.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) - 1;
+            if (rebuilder >= 0 && rebuilder < layout.attachersCapacity() && AttacherDescriptor.tokenPid(
+                shared.getLongVolatile(layout.attacher((int)rebuilder) + AttacherDescriptor.TOKEN_OFFSET)) == pid)
+            {
+                killedRebuilding.incrementAndGet();
+            }
+            for (int a = 0; a < layout.attachersCapacity(); a++)
+            {
+                final int entry = layout.attacher(a);
+                final long token = shared.getLongVolatile(entry + AttacherDescriptor.TOKEN_OFFSET);
+                if (token != 0 && AttacherDescriptor.tokenPid(token) == pid)
+                {
+                    final long journal = shared.getLongVolatile(entry + AttacherDescriptor.JOURNAL_OFFSET);
+                    if (shared.getLongVolatile(entry + AttacherDescriptor.PHASE_OFFSET) != 0 ||
+                        AttacherDescriptor.op(journal) != AttacherDescriptor.OP_NONE)
+                    {
+                        killedInFlight.incrementAndGet();
+                    }
+                    return;
+                }
+            }
+        }
+
+        void verify(final Memory m, final AddressVector av)
+        {
+            final AvLayout layout = AvLayout.read(m, m.capacity());
+            final SlotTable table = new SlotTable(m, layout);
+            final List<String> problems = new ArrayList<>();
+            final Map<Long, Long> slotOfId = new HashMap<>();
+            final ByteBuffer buf = ByteBuffer.allocate(StormAddress.LENGTH);
+            for (long i = 0; i < layout.capacity(); i++)
+            {
+                final long word = table.stateWord(i);
+                final int state = SlotDescriptor.state(word);
+                if (state != SlotDescriptor.FREE && state != SlotDescriptor.VALID)
+                {
+                    problems.add("slot " + i + " is " + SlotDescriptor.stateName(state) + " (owner " +
+                        SlotDescriptor.payload(word) + ") after recovery");
+                    continue;
+                }
+                if (state == SlotDescriptor.VALID)
+                {
+                    validSlots++;
+                    if (table.lookup(i, buf.clear()) != StormAddress.LENGTH || StormAddress.check(buf, 0) == 0)
+                    {
+                        problems.add("slot " + i + " holds a malformed address " + StormAddress.hex(buf, 0));
+                        continue;
+                    }
+                    final Long other = slotOfId.put(StormAddress.check(buf, 0), i);
+                    if (other != null)
+                    {
+                        problems.add("address " + StormAddress.hex(buf, 0) + " is in slots " + other + " and " + i);
+                    }
+                }
+            }
+            final Set<Long> fiAddrs = new java.util.HashSet<>();
+            for (final Map.Entry<Long, Long> e : outstanding.entrySet())
+            {
+                checkedLive++;
+                final Long at = slotOfId.get(e.getKey());
+                if (at == null || at.longValue() != e.getValue())
+                {
+                    problems.add("acknowledged id " + Long.toHexString(e.getKey()) + " at fi_addr " + e.getValue() +
+                        " is " + (at == null ? "missing" : "at " + at));
+                }
+                if (!fiAddrs.add(e.getValue()))
+                {
+                    problems.add("fi_addr " + e.getValue() + " was acknowledged for two live addresses");
+                }
+            }
+            if (av.count() != validSlots || table.count() != validSlots)
+            {
+                problems.add("count()=" + av.count() + " but " + validSlots + " slots are VALID");
+            }
+            if ((m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) != 0)
+            {
+                problems.add("an index rebuild is still marked after recovery: hashEpoch=0x" +
+                    Long.toHexString(m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET)));
+            }
+            for (int a = 0; a < layout.attachersCapacity(); a++)
+            {
+                final long token = m.getLongVolatile(layout.attacher(a) + AttacherDescriptor.TOKEN_OFFSET);
+                if (token != 0 && token != Processes.SELF_TOKEN)
+                {
+                    problems.add("attacher " + a + " still held by pid " + AttacherDescriptor.tokenPid(token));
+                }
+            }
+            assertTrue(problems.isEmpty(), problems.size() + " problem(s), seed " + seed + ":\n" +
+                String.join("\n", problems.subList(0, Math.min(50, problems.size()))));
+            assertTrue(acknowledged.get() > 0 && checkedLive > 0, "the storm acknowledged nothing to check");
+        }
+
+        String summary()
+        {
+            return "kills=" + killed.get() + " (in an operation: " + killedInFlight.get() + ", rebuilding the hash: " +
+                killedRebuilding.get() + "; recovered by the test JVM: " + recoveredHere.get() + ", slots it repaired: " +
+                repairedHere.get() + "), writer ops=" + ops.get() + ", acknowledged inserts=" + acknowledged.get() +
+                ", removals logged=" + removalsLogged.get() + ", live entries checked=" + checkedLive + ", VALID slots=" +
+                validSlots + ", reader lookups/hits/reverse-checks=" + readerStats;
+        }
+    }
+}

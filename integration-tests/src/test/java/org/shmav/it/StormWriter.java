@@ -1,0 +1,133 @@
+package org.shmav.it;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+
+/**
+ * A crash-storm writer JVM: inserts and removes self-checking addresses into one named AV at full
+ * speed until it is killed. Every insert the library acknowledged is logged (fi_addr and id) before
+ * the next step; every removal is logged before remove is called. It only ever removes addresses of
+ * its own lane (its own, or those a killed predecessor in the lane left behind), so no two processes
+ * remove the same fi_addr. Exit code 3 means it saw the library break a promise.
+ *
+ * <p>Arguments: directory, AV name, capacity, lane, incarnation, log file, seed, live target.
+ */
+public final class StormWriter
+{
+    private StormWriter()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final Path dir = Path.of(args[0]);
+        final String name = args[1];
+        final long capacity = Long.parseLong(args[2]);
+        final int lane = Integer.parseInt(args[3]);
+        final int incarnation = Integer.parseInt(args[4]);
+        final Path logFile = Path.of(args[5]);
+        final SplittableRandom random = new SplittableRandom(Long.parseLong(args[6]));
+        final int target = Integer.parseInt(args[7]);
+
+        try (StormLog log = StormLog.create(logFile);
+             Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN6).shmDirectory(dir).build());
+             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(capacity).build()))
+        {
+            log.started();
+            final long[] liveFi = new long[(int)capacity];
+            final long[] liveId = new long[(int)capacity];
+            int live = 0;
+            final ByteBuffer buf = ByteBuffer.allocate(StormAddress.LENGTH);
+            final long[] one = new long[1];
+            final int[] err = new int[1];
+
+            // Entries of this lane left by killed predecessors: remove them (logged first).
+            for (long i = 0; i < capacity; i++)
+            {
+                final long id = lookupId(av, i, buf);
+                if (id != 0 && StormAddress.lane(id) == lane)
+                {
+                    log.append(StormLog.REMOVING, i, id);
+                    one[0] = i;
+                    av.remove(one, 1, 0);
+                }
+            }
+
+            long seq = 0;
+            while (!log.full())
+            {
+                final boolean insert = live == 0 || (live < target && random.nextInt(100) < 60);
+                if (insert)
+                {
+                    final long id = StormAddress.id(lane, incarnation, ++seq);
+                    StormAddress.put(buf, 0, id);
+                    if (av.insert(buf, 1, one, Fi.SYNC_ERR, err) != 1)
+                    {
+                        log.insertFailed(err[0]);
+                        continue;
+                    }
+                    log.append(StormLog.INSERTED, one[0], id);
+                    liveFi[live] = one[0];
+                    liveId[live++] = id;
+                    if (lookupId(av, one[0], buf) != id)
+                    {
+                        fail("insert of id " + Long.toHexString(id) + " acknowledged at fi_addr " + one[0] +
+                            " but lookup does not return it");
+                    }
+                }
+                else
+                {
+                    final int k = random.nextInt(live);
+                    log.append(StormLog.REMOVING, liveFi[k], liveId[k]);
+                    one[0] = liveFi[k];
+                    av.remove(one, 1, 0);
+                    liveFi[k] = liveFi[--live];
+                    liveId[k] = liveId[live];
+                }
+                log.countOp();
+            }
+            Thread.sleep(Long.MAX_VALUE); // log full: wait to be killed
+        }
+    }
+
+    /** The id stored at {@code fiAddr}, 0 when the slot is empty; exits with 3 on a malformed address. */
+    static long lookupId(final AddressVector av, final long fiAddr, final ByteBuffer buf)
+    {
+        try
+        {
+            av.lookup(fiAddr, buf.clear());
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() != FiErrno.EINVAL)
+            {
+                throw e;
+            }
+            return 0;
+        }
+        final long id = StormAddress.check(buf, 0);
+        if (id == 0)
+        {
+            fail("lookup of fi_addr " + fiAddr + " returned a malformed address " + StormAddress.hex(buf, 0));
+        }
+        return id;
+    }
+
+    static void fail(final String message)
+    {
+        System.out.println("STORM-FAILURE " + message);
+        System.out.flush();
+        Runtime.getRuntime().halt(3);
+    }
+}
