@@ -38,6 +38,8 @@ public final class SlotTable
 
     private static final int NO_MATCH = -1;
     private static final int RETRY = -2;
+    /** Index rebuilds one insert asks for before it reports FI_ENOSPC. */
+    private static final int MAX_REBUILDS = 3;
     /** No EMPTY bucket on the probe sequence: the index needs a rebuild. Never returned to callers. */
     private static final long INDEX_FULL = -1_000_000L;
 
@@ -282,10 +284,11 @@ public final class SlotTable
             {
                 return result;
             }
-            if (attempt > 0 || !rebuildIndex(w))
+            if (attempt == MAX_REBUILDS)
             {
                 return -FiErrno.ENOSPC; // every bucket holds a live entry: cannot happen with 4 buckets per slot
             }
+            rebuildIndex(w); // ours, or another writer's that we waited for: either way, try again
         }
     }
 
@@ -347,22 +350,34 @@ public final class SlotTable
         final long authKey, final long userId, final long mapBase)
     {
         final long hash = hash(src, off, len, authKey);
-        if (indexCrowded())
+        for (int attempt = 0; ; attempt++)
         {
+            if (indexCrowded())
+            {
+                rebuildIndex(w);
+            }
+            if (!enterPhase(w))
+            {
+                return -FiErrno.EAGAIN;
+            }
+            final long result;
+            try
+            {
+                result = insertAtInPhase(w, index, src, off, len, authKey, userId, mapBase, hash);
+            }
+            finally
+            {
+                exitPhase(w);
+            }
+            if (result != INDEX_FULL)
+            {
+                return result;
+            }
+            if (attempt == MAX_REBUILDS)
+            {
+                return -FiErrno.ENOSPC;
+            }
             rebuildIndex(w);
-        }
-        if (!enterPhase(w))
-        {
-            return -FiErrno.EAGAIN;
-        }
-        try
-        {
-            final long result = insertAtInPhase(w, index, src, off, len, authKey, userId, mapBase, hash);
-            return result == INDEX_FULL ? -FiErrno.ENOSPC : result;
-        }
-        finally
-        {
-            exitPhase(w);
         }
     }
 
