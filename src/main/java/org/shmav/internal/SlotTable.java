@@ -328,13 +328,17 @@ public final class SlotTable
         }
     }
 
-    /** True when a live writer other than {@code w} holds a CLAIMED slot. Only on the full-table path. */
+    /**
+     * True when a writer other than {@code w} holds a slot CLAIMED, or any slot is REMOVING (a removal,
+     * perhaps a dead writer's being finished by a recoverer, is about to free it). Only on the
+     * full-table path.
+     */
     private boolean claimsInFlight(final Writer w)
     {
         for (long i = 0; i < capacity; i++)
         {
             final long s = stateWord(i);
-            if (state(s) == CLAIMED && payload(s) != w.index)
+            if ((state(s) == CLAIMED && payload(s) != w.index) || state(s) == REMOVING)
             {
                 return true;
             }
