@@ -973,13 +973,19 @@ public final class SlotTable
         m.setLongRelease(w.entry + PHASE_OFFSET, 0);
     }
 
+    /** True when the rebuild marked in {@code epoch} has a live rebuilder (an index out of range has none). */
+    private boolean rebuilderAlive(final long epoch)
+    {
+        final long rebuilder = (epoch & 0xFFFF_FFFFL) - 1;
+        return rebuilder >= 0 && rebuilder < layout.attachersCapacity() && ownerAlive((int)rebuilder);
+    }
+
     /** Waits for the rebuild marked in {@code epoch} to end; takes it over if its rebuilder died. */
     private boolean awaitRebuild(final Writer w, final long epoch, final long deadline)
     {
-        final int rebuilder = (int)(epoch & 0xFFFF_FFFFL) - 1;
         while (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) == epoch)
         {
-            if (rebuilder >= layout.attachersCapacity() || !ownerAlive(rebuilder))
+            if (!rebuilderAlive(epoch))
             {
                 final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
                 if (m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine))
@@ -1004,8 +1010,7 @@ public final class SlotTable
     public boolean finishAbandonedRebuild(final Writer w)
     {
         final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
-        final int rebuilder = (int)(epoch & 0xFFFF_FFFFL) - 1;
-        if (rebuilder < 0 || (rebuilder < layout.attachersCapacity() && ownerAlive(rebuilder)))
+        if ((epoch & 0xFFFF_FFFFL) == 0 || rebuilderAlive(epoch))
         {
             return false;
         }
@@ -1043,10 +1048,15 @@ public final class SlotTable
         {
             while (a != w.index && m.getLongVolatile(layout.attacher(a) + PHASE_OFFSET) != 0)
             {
+                if (m.getLongVolatile(layout.attacher(a) + TOKEN_OFFSET) == 0)
+                {
+                    // No owner, so nobody inside an insert (only a corrupted file has such a phase word).
+                    // Whoever takes the entry later sets its phase, then sees our mark and waits.
+                    break;
+                }
                 if (!ownerAlive(a))
                 {
                     recoverAttacher(a); // undoes its claims and clears its phase
-                    continue;
                 }
                 if (System.nanoTime() - deadline > 0)
                 {
@@ -1077,6 +1087,10 @@ public final class SlotTable
                 continue;
             }
             final int len = m.getInt(slot + ADDR_LEN_OFFSET);
+            if (len <= 0 || len > layout.addrLen())
+            {
+                continue; // a corrupted slot: lookups refuse it too
+            }
             final long hash = hash(m.buffer(), slot + ADDR_OFFSET, len, m.getLong(slot + AUTH_KEY_OFFSET));
             long bucket = hash & bucketMask;
             while (m.getLong(layout.bucket(bucket)) != EMPTY)
