@@ -22,6 +22,8 @@ public final class Addresses
     /** Linux {@code AF_INET6}. */
     public static final int AF_INET6 = 10;
 
+    private static final boolean HOST_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
     private Addresses()
     {
     }
@@ -129,12 +131,21 @@ public final class Addresses
         switch (format)
         {
             case SOCKADDR_IN:
-                if (len != 16 || family(src, at) != AF_INET || port(src, at) == 0 || src.getInt(at + 4) == 0 ||
-                    src.getLong(at + 8) != 0)
+            {
+                if (len != 16)
+                {
+                    return FiErrno.EADDRNOTAVAIL;
+                }
+                // Two 8-byte reads instead of six small ones: bytes 0-1 family, 2-3 port, 4-7 address, 8-15 sin_zero.
+                final long first = src.getLong(at);
+                final long le = src.order() == ByteOrder.LITTLE_ENDIAN ? first : Long.reverseBytes(first);
+                final int family = HOST_LITTLE_ENDIAN ? (int)(le & 0xFFFF) : (int)((le & 0xFF) << 8 | (le >>> 8) & 0xFF);
+                if (family != AF_INET || (le & 0xFFFF_0000L) == 0 || (le >>> 32) == 0 || src.getLong(at + 8) != 0)
                 {
                     return FiErrno.EADDRNOTAVAIL;
                 }
                 return 0;
+            }
             case SOCKADDR_IN6:
                 if (len != 28 || family(src, at) != AF_INET6 || port(src, at) == 0 ||
                     (src.getLong(at + 8) == 0 && src.getLong(at + 16) == 0))

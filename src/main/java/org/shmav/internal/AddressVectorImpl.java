@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.shmav.AddrFormat;
@@ -59,7 +58,7 @@ public final class AddressVectorImpl implements AddressVector
     private final boolean privateAv;
     private final long mapBase;
     private final long addrMask;
-    private final ReentrantLock writeLock = new ReentrantLock();
+    private final HandleLock writeLock = new HandleLock();
     private final AtomicInteger refs = new AtomicInteger();
     private final Set<EndpointImpl> enabledEndpoints = ConcurrentHashMap.newKeySet();
     private volatile Region region;

@@ -132,14 +132,13 @@ public final class Memory
     public boolean bytesEqual(final int offset, final ByteBuffer other, final int otherOffset, final int length)
     {
         int i = 0;
-        if (other.order() == ByteOrder.LITTLE_ENDIAN)
+        final boolean swap = other.order() != ByteOrder.LITTLE_ENDIAN; // compare bytes, whatever the caller's order
+        for (; i + Long.BYTES <= length; i += Long.BYTES)
         {
-            for (; i + Long.BYTES <= length; i += Long.BYTES)
+            final long theirs = other.getLong(otherOffset + i);
+            if (buffer.getLong(offset + i) != (swap ? Long.reverseBytes(theirs) : theirs))
             {
-                if (buffer.getLong(offset + i) != other.getLong(otherOffset + i))
-                {
-                    return false;
-                }
+                return false;
             }
         }
         for (; i < length; i++)

@@ -433,10 +433,26 @@ public final class SlotTable
         return result;
     }
 
-    /** Drops one reference on slot {@code index}; returns 0, or -EINVAL when it is not VALID. */
+    /**
+     * Drops one reference on slot {@code index}; returns 0, or -EINVAL when it is not VALID, or -EAGAIN
+     * when an index rebuild kept going past the deadline. Runs inside the writer's phase like an insert:
+     * a rebuild must never see a slot go from VALID to REMOVING, or it could index a slot whose bucket
+     * the remover then fails to find.
+     */
     public int remove(final Writer w, final long index)
     {
-        return release(w, index);
+        if (!enterPhase(w))
+        {
+            return -FiErrno.EAGAIN;
+        }
+        try
+        {
+            return release(w, index);
+        }
+        finally
+        {
+            exitPhase(w);
+        }
     }
 
     /** Sets the user id of a VALID slot; false when it is not VALID. */
@@ -511,10 +527,6 @@ public final class SlotTable
             }
             if (b != TOMBSTONE && (int)(b >>> 32) == tag)
             {
-                if (b == entry && ownSlot >= 0)
-                {
-                    return NO_MATCH; // already indexed for this slot (cannot happen; kept so a retry is harmless)
-                }
                 final long result = examine(w, b, bucketOffset, src, off, len, authKey, userId, deadline);
                 if (result == RETRY)
                 {

@@ -1,0 +1,112 @@
+package org.shmav.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.Fi;
+
+/** Opening the AVs the benchmarks time: private (process memory) or shared (a named AV in /dev/shm). */
+public final class BenchAvs
+{
+    /** The two kinds of AV, as a JMH parameter value. */
+    public static final String PRIVATE = "private";
+    public static final String SHARED = "shared";
+
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    private BenchAvs()
+    {
+    }
+
+    /** A domain for sockaddr_in AVs whose named AVs live in {@code shmav.dir} (default /dev/shm). */
+    public static Domain domain()
+    {
+        return Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).build());
+    }
+
+    /** A name no other benchmark run uses. */
+    public static String uniqueName(final String what)
+    {
+        return "shmav-bench-" + what + "-" + ProcessHandle.current().pid() + "-" + NAMES.incrementAndGet();
+    }
+
+    /** A new TABLE AV of {@code count} entries: private, or shared under {@code name}. */
+    public static AddressVector open(final Domain domain, final String kind, final String name, final long count)
+    {
+        final AvAttr.Builder attr = AvAttr.builder().type(AvType.TABLE).count(count);
+        if (SHARED.equals(kind))
+        {
+            attr.name(name);
+        }
+        else if (!PRIVATE.equals(kind))
+        {
+            throw new IllegalArgumentException("av must be private or shared, not " + kind);
+        }
+        return domain.openAv(attr.build());
+    }
+
+    /** Attaches read-only (FI_READ) to the shared AV {@code name}. */
+    public static AddressVector attachReadOnly(final Domain domain, final String name)
+    {
+        return domain.openAv(AvAttr.builder().name(name).flags(Fi.READ).build());
+    }
+
+    /** Closes {@code av} and removes its file if it is shared; tolerant of nulls and repeats. */
+    public static void closeAndUnlink(final Domain domain, final AddressVector av, final String kind, final String name)
+    {
+        if (av != null)
+        {
+            av.close();
+        }
+        if (SHARED.equals(kind) && name != null)
+        {
+            domain.unlinkAv(name);
+        }
+    }
+
+    /** The directory named AVs are created in. */
+    public static Path shmDirectory()
+    {
+        return DomainAttr.defaultShmDirectory();
+    }
+
+    /** Removes leftover benchmark files of dead runs (names start with shmav-bench-). */
+    public static void removeLeftovers() throws IOException
+    {
+        try (var files = Files.list(shmDirectory()))
+        {
+            for (final Path p : files.toList())
+            {
+                final String n = p.getFileName().toString();
+                if (n.startsWith("shmav-bench-") && !n.contains("-" + ProcessHandle.current().pid() + "-"))
+                {
+                    final String[] parts = n.split("-");
+                    if (parts.length > 3 && isDead(parts[3]))
+                    {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean isDead(final String pid)
+    {
+        try
+        {
+            return ProcessHandle.of(Long.parseLong(pid)).map(h -> !h.isAlive()).orElse(true);
+        }
+        catch (final NumberFormatException e)
+        {
+            return false;
+        }
+    }
+}

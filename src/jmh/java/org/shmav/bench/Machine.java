@@ -1,0 +1,165 @@
+package org.shmav.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** What the benchmarks ran on: hardware, versions, and how busy the machine was. */
+final class Machine
+{
+    /** The machine counts as quiet below this 1-minute load average, with no other JVM running. */
+    static final double QUIET_LOAD = 1.0;
+
+    private Machine()
+    {
+    }
+
+    /** Load averages and the other JVMs running at one moment. */
+    record Load(String when, double load1, double load5, double load15, List<String> otherJvms)
+    {
+        boolean quiet()
+        {
+            return load1 < QUIET_LOAD && otherJvms.isEmpty();
+        }
+
+        String describe()
+        {
+            return String.format("%s: load average %.2f, %.2f, %.2f; other JVMs: %s", when, load1, load5, load15,
+                otherJvms.isEmpty() ? "none" : otherJvms.size() + " (" + String.join("; ", otherJvms) + ")");
+        }
+    }
+
+    static Load load()
+    {
+        double[] avg = {Double.NaN, Double.NaN, Double.NaN};
+        try
+        {
+            final String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            avg = new double[] {Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2])};
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            // not Linux: leave NaN
+        }
+        final long self = ProcessHandle.current().pid();
+        final List<String> jvms = new ArrayList<>();
+        ProcessHandle.allProcesses()
+            .filter(p -> p.pid() != self && p.parent().map(q -> q.pid() != self).orElse(true))
+            .forEach(p ->
+            {
+                final String cmd = p.info().commandLine().orElse("");
+                if (cmd.matches("^\\S*java\\s.*"))
+                {
+                    jvms.add("pid " + p.pid() + " " + shorten(cmd));
+                }
+            });
+        return new Load(Compare.now(), avg[0], avg[1], avg[2], jvms);
+    }
+
+    /**
+     * Waits up to {@code seconds} for the machine to be quiet (1-minute load under {@value #QUIET_LOAD}, no
+     * other JVM), checking every 10 s; returns the load at the start of the run, quiet or not.
+     */
+    static Load waitForQuiet(final long seconds) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        Load l = load();
+        while (!l.quiet() && System.nanoTime() < deadline)
+        {
+            System.out.println("# not quiet yet: " + l.describe());
+            Thread.sleep(10_000);
+            l = load();
+        }
+        System.out.println("# " + l.describe());
+        return l;
+    }
+
+    /** Hardware and software versions, as label -> text. */
+    static Map<String, String> describe(final Path harness)
+    {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("CPUs (nproc)", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        m.put("CPU model", firstMatch(Path.of("/proc/cpuinfo"), "model name"));
+        m.put("Memory", firstMatch(Path.of("/proc/meminfo"), "MemTotal"));
+        m.put("Kernel", run("uname", "-sr"));
+        m.put("/dev/shm", run("df", "-h", "--output=size,fstype", BenchAvs.shmDirectory().toString()).replace('\n', ' '));
+        m.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") +
+            " (" + System.getProperty("java.vendor") + ")");
+        m.put("JMH", org.openjdk.jmh.util.Utils.class.getPackage().getImplementationVersion() == null
+            ? jarVersion("jmh-core") : org.openjdk.jmh.util.Utils.class.getPackage().getImplementationVersion());
+        m.put("libfabric", run("fi_info", "--version").replace('\n', ' '));
+        m.put("Chronicle Map", jarVersion("chronicle-map"));
+        m.put("gcc", run("gcc", "-dumpfullversion"));
+        m.put("C harness", harness.toString());
+        return m;
+    }
+
+    private static String jarVersion(final String artifact)
+    {
+        for (final String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        {
+            final String file = Path.of(entry).getFileName().toString();
+            if (file.startsWith(artifact + "-") && file.endsWith(".jar"))
+            {
+                return file.substring(artifact.length() + 1, file.length() - 4);
+            }
+        }
+        return "?";
+    }
+
+    private static String firstMatch(final Path file, final String key)
+    {
+        try
+        {
+            for (final String line : Files.readAllLines(file))
+            {
+                if (line.startsWith(key))
+                {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            // fall through
+        }
+        return "?";
+    }
+
+    static String run(final String... command)
+    {
+        try
+        {
+            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final StringBuilder out = new StringBuilder();
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
+            {
+                String line;
+                while ((line = in.readLine()) != null)
+                {
+                    out.append(out.length() == 0 ? "" : "\n").append(line.trim());
+                }
+            }
+            p.waitFor(30, TimeUnit.SECONDS);
+            return out.toString();
+        }
+        catch (final IOException | InterruptedException e)
+        {
+            return "?";
+        }
+    }
+
+    private static String shorten(final String cmd)
+    {
+        final String main = cmd.replaceAll("-cp\\s+\\S+|-classpath\\s+\\S+", "-cp ...");
+        return main.length() > 120 ? main.substring(0, 117) + "..." : main;
+    }
+}

@@ -1,0 +1,234 @@
+package org.shmav.bench;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.Fi;
+
+/**
+ * Multi-process insert throughput: P writer JVMs insert M distinct addresses each, one insert call
+ * per address, into one named AV at the same time; then the AV is checked: count == P * M, every
+ * address found exactly once, at a distinct fi_addr whose lookup gives the address back.
+ *
+ * <pre>
+ *   MultiWriter run P M          coordinator: creates the AV, starts P writers, waits, checks, prints
+ *   MultiWriter write NAME W M DIR   one writer (started by the coordinator)
+ * </pre>
+ *
+ * Each writer warms up on a private AV, reports ready, and starts when the coordinator's go file
+ * appears. Throughput = P * M / (last writer's end - first writer's start), both System.nanoTime
+ * (CLOCK_MONOTONIC, one clock for every process of the machine). The coordinator prints
+ * "result multiwriter_P<P> VALUE inserts/s" and "result multiwriter_P<P>_check OK|FAILED".
+ */
+public final class MultiWriter
+{
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
+
+    private MultiWriter()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        if ("write".equals(args[0]))
+        {
+            write(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Path.of(args[4]));
+            return;
+        }
+        final Result r = run(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        System.out.println(r);
+    }
+
+    /** What one run measured and whether the AV was right afterwards. */
+    public record Result(int writers, int perWriter, double insertsPerSecond, boolean ok, String check)
+    {
+        @Override
+        public String toString()
+        {
+            return String.format(Locale.ROOT, "result multiwriter_P%d %.0f inserts/s%nresult multiwriter_P%d_check %s (%s)",
+                writers, insertsPerSecond, writers, ok ? "OK" : "FAILED", check);
+        }
+    }
+
+    /** Runs P writers of M addresses each against a new named AV and checks it. */
+    public static Result run(final int writers, final int perWriter) throws Exception
+    {
+        final String name = BenchAvs.uniqueName("multiwriter");
+        final Path dir = Files.createTempDirectory("shmav-multiwriter");
+        final List<Process> children = new ArrayList<>();
+        try (Domain domain = BenchAvs.domain();
+             AddressVector created = BenchAvs.open(domain, BenchAvs.SHARED, name, (long)writers * perWriter))
+        {
+            if (created.count() != 0)
+            {
+                throw new IllegalStateException("a new AV holds " + created.count() + " entries");
+            }
+            final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+            for (int w = 0; w < writers; w++)
+            {
+                children.add(new ProcessBuilder(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
+                    "-D" + DomainAttr.SHM_DIR_PROPERTY + "=" + BenchAvs.shmDirectory(),
+                    "-cp", System.getProperty("java.class.path"), MultiWriter.class.getName(),
+                    "write", name, Integer.toString(w), Integer.toString(perWriter), dir.toString())
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("writer-" + w + ".log").toFile()).start());
+            }
+            final long deadline = System.nanoTime() + WAIT_NANOS;
+            for (int w = 0; w < writers; w++)
+            {
+                awaitFile(dir.resolve("ready-" + w), deadline, children.get(w));
+            }
+            Files.createFile(dir.resolve("go"));
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
+            for (int w = 0; w < writers; w++)
+            {
+                final Path done = dir.resolve("done-" + w);
+                awaitFile(done, deadline, children.get(w));
+                final String[] times = Files.readString(done).trim().split(" ");
+                first = Math.min(first, Long.parseLong(times[0]));
+                last = Math.max(last, Long.parseLong(times[1]));
+            }
+            final double perSecond = (double)writers * perWriter / ((last - first) / 1e9);
+            final String check = check(domain, name, writers, perWriter);
+            return new Result(writers, perWriter, perSecond, check.startsWith("count="), check);
+        }
+        finally
+        {
+            for (final Process p : children)
+            {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            try (Domain domain = BenchAvs.domain())
+            {
+                domain.unlinkAv(name);
+            }
+            try (var files = Files.list(dir))
+            {
+                for (final Path p : files.toList())
+                {
+                    Files.delete(p);
+                }
+            }
+            Files.delete(dir);
+        }
+    }
+
+    /** Empty when the AV is right, else what is wrong. */
+    private static String check(final Domain domain, final String name, final int writers, final int perWriter)
+    {
+        final long total = (long)writers * perWriter;
+        try (AddressVector reader = domain.openAv(AvAttr.builder().name(name).flags(Fi.READ).build()))
+        {
+            if (reader.count() != total)
+            {
+                return "FAILED: count " + reader.count() + " != " + total;
+            }
+            final BitSet seen = new BitSet((int)total);
+            final ByteBuffer out = ByteBuffer.allocateDirect(BenchAddresses.ADDRLEN);
+            for (int w = 0; w < writers; w++)
+            {
+                final ByteBuffer addrs = BenchAddresses.direct(w, perWriter);
+                for (int i = 0; i < perWriter; i++)
+                {
+                    addrs.position(i * BenchAddresses.ADDRLEN);
+                    final long fiAddr = reader.reverseLookup(addrs);
+                    if (fiAddr < 0 || fiAddr >= total)
+                    {
+                        return "FAILED: address " + i + " of writer " + w + " not found";
+                    }
+                    if (seen.get((int)fiAddr))
+                    {
+                        return "FAILED: fi_addr " + fiAddr + " found for two addresses";
+                    }
+                    seen.set((int)fiAddr);
+                    reader.lookup(fiAddr, out.clear());
+                    for (int b = 0; b < BenchAddresses.ADDRLEN; b++)
+                    {
+                        if (out.get(b) != addrs.get(i * BenchAddresses.ADDRLEN + b))
+                        {
+                            return "FAILED: fi_addr " + fiAddr + " holds another address";
+                        }
+                    }
+                }
+            }
+            return "count=" + total + ", every address found once at a distinct fi_addr";
+        }
+    }
+
+    private static void awaitFile(final Path file, final long deadline, final Process child) throws Exception
+    {
+        while (!Files.exists(file))
+        {
+            if (System.nanoTime() - deadline > 0 || !child.isAlive() && !Files.exists(file))
+            {
+                throw new IllegalStateException("writer did not produce " + file.getFileName() + "; see its log in " +
+                    file.getParent());
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private static void write(final String name, final int writer, final int perWriter, final Path dir)
+        throws IOException
+    {
+        final ByteBuffer addrs = BenchAddresses.direct(writer, perWriter);
+        final long[] one = new long[1];
+        try (Domain domain = BenchAvs.domain())
+        {
+            warmUp(domain, writer);
+            try (AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))
+            {
+                Files.createFile(dir.resolve("ready-" + writer));
+                final Path go = dir.resolve("go");
+                while (!Files.exists(go))
+                {
+                    Thread.onSpinWait();
+                }
+                final long start = System.nanoTime();
+                int inserted = 0;
+                for (int i = 0; i < perWriter; i++)
+                {
+                    addrs.position(i * BenchAddresses.ADDRLEN);
+                    inserted += av.insert(addrs, 1, one, 0, null);
+                }
+                final long end = System.nanoTime();
+                if (inserted != perWriter)
+                {
+                    throw new IllegalStateException("writer " + writer + " inserted " + inserted + " of " + perWriter);
+                }
+                Files.writeString(dir.resolve("done-" + writer + ".tmp"), start + " " + end);
+                Files.move(dir.resolve("done-" + writer + ".tmp"), dir.resolve("done-" + writer));
+            }
+        }
+    }
+
+    /** Compiles the insert path before the timed part: inserts into a private AV of its own. */
+    private static void warmUp(final Domain domain, final int writer)
+    {
+        final int n = 100_000;
+        final ByteBuffer addrs = BenchAddresses.direct(writer + 100, n);
+        final long[] one = new long[1];
+        for (int round = 0; round < 3; round++)
+        {
+            try (AddressVector av = BenchAvs.open(domain, BenchAvs.PRIVATE, null, n))
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    addrs.position(i * BenchAddresses.ADDRLEN);
+                    av.insert(addrs, 1, one, 0, null);
+                }
+            }
+        }
+    }
+}
