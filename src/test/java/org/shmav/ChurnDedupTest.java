@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * Remove-then-insert on a named AV, which cannot grow: hash buckets freed by removals must be reused,
  * and two writers reusing them at once must still agree on one slot per address.
  */
-class HashChurnTest
+class ChurnDedupTest
 {
     private static final int CAPACITY = 64;
 
