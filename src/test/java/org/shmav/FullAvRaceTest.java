@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -30,22 +29,21 @@ class FullAvRaceTest
     @BeforeEach
     void setUp() throws Exception
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "fullrace");
+        dir = AvTestSupport.newShmDirectory("fullrace");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
     }
 
     @AfterEach
     void tearDown() throws Exception
     {
-        domain.close();
-        try (var files = Files.list(dir))
+        try
         {
-            for (final Path p : files.toList())
-            {
-                Files.delete(p);
-            }
+            domain.close();
         }
-        Files.delete(dir);
+        finally
+        {
+            AvTestSupport.deleteRecursively(dir);
+        }
     }
 
     @Test
