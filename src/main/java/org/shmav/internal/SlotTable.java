@@ -36,6 +36,8 @@ public final class SlotTable
     /** Token bit marking an attacher entry that a recoverer (the rest of the token) is settling. */
     static final long RECOVERING = AttacherDescriptor.TOKEN_RECOVERING;
 
+    /** A deadline not started yet: the clock is read only once a wait may begin (a read costs ~20 ns). */
+    private static final long NO_DEADLINE = 0;
     private static final int NO_MATCH = -1;
     private static final int RETRY = -2;
     /** Index rebuilds one insert asks for before it reports FI_ENOSPC. */
@@ -295,7 +297,7 @@ public final class SlotTable
     private long insertInPhase(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
-        final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
+        long deadline = NO_DEADLINE;
         boolean lastLook = false;
         while (true)
         {
@@ -320,6 +322,7 @@ public final class SlotTable
             {
                 return -FiErrno.ENOSPC;
             }
+            deadline = startWaiting(deadline);
             lastLook = !claimsInFlight(w) || System.nanoTime() - deadline > 0;
             if (!lastLook)
             {
@@ -389,7 +392,7 @@ public final class SlotTable
         final long authKey, final long userId, final long mapBase, final long hash)
     {
         final int slot = layout.slot(index);
-        final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
+        long deadline = NO_DEADLINE;
         while (true)
         {
             final long s = m.getLongVolatile(slot + STATE_OFFSET);
@@ -414,6 +417,7 @@ public final class SlotTable
                 }
                 continue;
             }
+            deadline = startWaiting(deadline);
             if (!waitForOwner(w, s, deadline))
             {
                 return -FiErrno.EAGAIN;
@@ -510,7 +514,7 @@ public final class SlotTable
     {
         final int tag = (int)(hash >>> 32);
         final long entry = ((long)tag << 32) | (ownSlot + 1);
-        final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
+        long deadline = NO_DEADLINE;
         long bucket = hash & bucketMask;
         long probes = 0;
         while (probes <= bucketMask)
@@ -527,6 +531,7 @@ public final class SlotTable
             }
             if (b != TOMBSTONE && (int)(b >>> 32) == tag)
             {
+                deadline = startWaiting(deadline);
                 final long result = examine(w, b, bucketOffset, src, off, len, authKey, userId, deadline);
                 if (result == RETRY)
                 {
@@ -963,7 +968,7 @@ public final class SlotTable
      */
     private boolean enterPhase(final Writer w)
     {
-        final long deadline = System.nanoTime() + CLAIM_WAIT_NANOS;
+        long deadline = NO_DEADLINE;
         while (true)
         {
             m.setLongVolatile(w.entry + PHASE_OFFSET, 1);
@@ -973,11 +978,18 @@ public final class SlotTable
                 return true;
             }
             m.setLongVolatile(w.entry + PHASE_OFFSET, 0);
+            deadline = startWaiting(deadline);
             if (!awaitRebuild(w, epoch, deadline))
             {
                 return false;
             }
         }
+    }
+
+    /** {@code deadline}, or one {@link #CLAIM_WAIT_NANOS} from now when it is {@link #NO_DEADLINE}. */
+    private static long startWaiting(final long deadline)
+    {
+        return deadline != NO_DEADLINE ? deadline : System.nanoTime() + CLAIM_WAIT_NANOS;
     }
 
     private void exitPhase(final Writer w)
