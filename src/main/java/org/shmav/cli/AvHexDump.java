@@ -92,6 +92,8 @@ final class AvHexDump
             (hint & 0xFFFF_FFFFL))));
         block(null, List.of(new Field(ATTACHERS_HIGH_WATER_OFFSET, 8, "attachersHighWater " +
             m.getLong(ATTACHERS_HIGH_WATER_OFFSET))));
+        block(null, List.of(new Field(FREE_GROUPS_OFFSET, 8, "free-group marks (first word): " + markedGroups() +
+            " groups of " + (1L << freeGroupShift(layout.capacity())) + " slots marked as maybe holding a FREE slot")));
         final int seg = segmentOffset(0);
         block("segment[0]", List.of(
             new Field(seg + SEGMENT_FIRST_INDEX, 8, "firstIndex " + m.getLong(seg + SEGMENT_FIRST_INDEX)),
@@ -99,6 +101,19 @@ final class AvHexDump
             offsetField(seg + SEGMENT_SLOTS_OFFSET, "slotsOffset"),
             offsetField(seg + SEGMENT_MAP_OFFSET, "mapOffset"),
             new Field(seg + SEGMENT_FILE_NUMBER, 4, "fileNumber " + m.getInt(seg + SEGMENT_FILE_NUMBER))));
+    }
+
+    /** How many free-group marks are set, over every group of the AV. */
+    private long markedGroups()
+    {
+        final long groups = ((layout.capacity() - 1) >>> freeGroupShift(layout.capacity())) + 1;
+        long marked = 0;
+        for (long g = 0; g < groups; g += Long.SIZE)
+        {
+            final long bits = m.getLong(FREE_GROUPS_OFFSET + (int)(g >>> 6) * Long.BYTES);
+            marked += Long.bitCount(groups - g >= Long.SIZE ? bits : bits & ((1L << (groups - g)) - 1));
+        }
+        return marked;
     }
 
     private void attachers()

@@ -45,6 +45,7 @@ package org.shmav.internal;
  *  384 |        hashEpoch: epoch (high 32) | rebuilder + 1 (low 32)         |
  *  448 |                       hashUsedBase                                 |
  *  512 | segment table: {@value #MAX_SEGMENTS} entries of {@value #SEGMENT_ENTRY_LENGTH} bytes |
+ * 1024 | free-group marks: {@value #FREE_GROUPS} bits, u64[256] (layout 1.1)          |
  * </pre>
  *
  * The creator fills every field and section, then writes {@code version} last with a release store:
@@ -58,7 +59,7 @@ public final class AvFileDescriptor
     /** Layout major version: a file of another major version is refused. */
     public static final int VERSION_MAJOR = 1;
     /** Layout minor version: additions that older readers may ignore. */
-    public static final int VERSION_MINOR = 0;
+    public static final int VERSION_MINOR = 1;
     /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */
     public static final int VERSION = (VERSION_MAJOR << 16) | VERSION_MINOR;
 
@@ -128,6 +129,14 @@ public final class AvFileDescriptor
     public static final int HASH_USED_BASE_OFFSET = 448;
     /** Start of the segment table. */
     public static final int SEGMENTS_OFFSET = 512;
+    /**
+     * u64[256], layout 1.1: free-group marks. Bit g (word g / 64, bit g % 64) is set while group g, the
+     * slots [g << freeGroupShift, (g + 1) << freeGroupShift), may hold a FREE slot: set by whoever frees
+     * a slot of the group, cleared by a claimer that then finds none ({@link FreeSlots}).
+     */
+    public static final int FREE_GROUPS_OFFSET = 1024;
+    /** Free-group marks in the header. */
+    public static final int FREE_GROUPS = 16384;
     /** Entries in the segment table. */
     public static final int MAX_SEGMENTS = 8;
     /** Bytes per segment-table entry. */
@@ -149,6 +158,20 @@ public final class AvFileDescriptor
 
     private AvFileDescriptor()
     {
+    }
+
+    /**
+     * log2 of the slots per free group: the smallest shift of at least 6 (64 slots) that needs at most
+     * {@link #FREE_GROUPS} groups, so 6 up to 1,048,576 slots.
+     */
+    public static int freeGroupShift(final long capacity)
+    {
+        int shift = 6;
+        while (((capacity - 1) >>> shift) >= FREE_GROUPS)
+        {
+            shift++;
+        }
+        return shift;
     }
 
     /** Offset of segment-table entry {@code segment}. */

@@ -101,6 +101,16 @@ public final class Memory
         return (long)LONGS.getAndAdd(buffer, offset, delta);
     }
 
+    public long getAndBitwiseOrLong(final int offset, final long bits)
+    {
+        return (long)LONGS.getAndBitwiseOr(buffer, offset, bits);
+    }
+
+    public long getAndBitwiseAndLong(final int offset, final long bits)
+    {
+        return (long)LONGS.getAndBitwiseAnd(buffer, offset, bits);
+    }
+
     public int getIntAcquire(final int offset)
     {
         return (int)INTS.getAcquire(buffer, offset);

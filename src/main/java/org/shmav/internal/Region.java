@@ -35,8 +35,8 @@ public final class Region
     }
 
     /**
-     * Fills a zeroed region: header fields, map_addr all FI_ADDR_NOTAVAIL, then the version word with a
-     * release store, after which the region is ready.
+     * Fills a zeroed region: header fields, map_addr all FI_ADDR_NOTAVAIL, every free group marked, then
+     * the version word with a release store, after which the region is ready.
      */
     static void initialize(final Memory m, final AvLayout layout, final long mapBase, final long avFlags, final int rxCtxBits)
     {
@@ -45,6 +45,7 @@ public final class Region
         {
             m.putLong(layout.map(i), -1L);
         }
+        FreeSlots.markAll(m, layout.capacity());
         m.setIntRelease(VERSION_OFFSET, VERSION);
     }
 

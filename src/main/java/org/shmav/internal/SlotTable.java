@@ -49,6 +49,7 @@ public final class SlotTable
     private final AvLayout layout;
     private final long capacity;
     private final long bucketMask;
+    private final FreeSlots free;
 
     public SlotTable(final Memory m, final AvLayout layout)
     {
@@ -56,6 +57,7 @@ public final class SlotTable
         this.layout = layout;
         this.capacity = layout.capacity();
         this.bucketMask = layout.hashBuckets() - 1;
+        this.free = new FreeSlots(m, layout);
     }
 
     public AvLayout layout()
@@ -306,10 +308,10 @@ public final class SlotTable
             {
                 return existing;
             }
-            long slot = claimLowest(w);
+            long slot = free.claimLowest(w.index);
             if (slot < 0 && recoverDead() > 0)
             {
-                slot = claimLowest(w); // slots held by dead writers came back
+                slot = free.claimLowest(w.index); // slots held by dead writers came back
             }
             if (slot >= 0)
             {
@@ -652,53 +654,6 @@ public final class SlotTable
         return index;
     }
 
-    private long claimLowest(final Writer w)
-    {
-        final long hint = m.getLongVolatile(AvFileDescriptor.FREE_HINT_OFFSET);
-        final long start = Math.min(hint & 0xFFFF_FFFFL, capacity);
-        long slot = claimFrom(w, start);
-        if (slot >= 0)
-        {
-            // [start, slot) were all taken when scanned; if no removal bumped the epoch since, the
-            // lowest FREE slot is above slot.
-            m.compareAndSetLong(AvFileDescriptor.FREE_HINT_OFFSET, hint, (hint & 0xFFFF_FFFF_0000_0000L) | (slot + 1));
-            return slot;
-        }
-        if (start > 0)
-        {
-            slot = claimFrom(w, 0); // the hint is stale only after a writer died mid-removal
-        }
-        return slot;
-    }
-
-    private long claimFrom(final Writer w, final long from)
-    {
-        for (long i = from; i < capacity; i++)
-        {
-            final int offset = layout.slot(i) + STATE_OFFSET;
-            final long s = m.getLongVolatile(offset);
-            if (state(s) == FREE && m.compareAndSetLong(offset, s, word(CLAIMED, w.index, generation(s))))
-            {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private void lowerHint(final long index)
-    {
-        while (true)
-        {
-            final long hint = m.getLongVolatile(AvFileDescriptor.FREE_HINT_OFFSET);
-            final long low = Math.min(hint & 0xFFFF_FFFFL, index);
-            final long epoch = (hint >>> 32) + 1;
-            if (m.compareAndSetLong(AvFileDescriptor.FREE_HINT_OFFSET, hint, (epoch << 32) | low))
-            {
-                return;
-            }
-        }
-    }
-
     /** CLAIMED(owner) -> FREE(g+1), removing any bucket that points at the slot first. */
     private void undoClaim(final long index, final int owner)
     {
@@ -708,10 +663,11 @@ public final class SlotTable
         {
             return;
         }
+        m.setLongRelease(layout.map(index), -1L); // a dead owner may have written it before its publishing CAS
         tombstone(index);
         if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(FREE, 0, generation(s) + 1)))
         {
-            lowerHint(index);
+            free.freed(index);
         }
     }
 
@@ -728,7 +684,7 @@ public final class SlotTable
         tombstone(index);
         if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(FREE, 0, generation(s) + 1)))
         {
-            lowerHint(index);
+            free.freed(index);
             m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);
         }
     }
