@@ -43,6 +43,8 @@ public final class AddressVectorImpl implements AddressVector
     public static final int AUTH_KEYS_CAPACITY = 64;
     /** Auth-key handles are this bit or'ed with the key's index, so they never look like an entry's fi_addr. */
     public static final long AUTH_KEY_HANDLE_BIT = 1L << 62;
+    /** Addresses of a batch insert whose first hash buckets are read ahead together (a power of two). */
+    static final int PREFETCH_WINDOW = 16;
 
     private static final long OPEN_FLAGS = Fi.READ | Fi.EVENT | Fi.SYMMETRIC | Fi.AV_USER_ID;
     private static final long INSERT_FLAGS = Fi.MORE | Fi.SYNC_ERR | Fi.AV_USER_ID | Fi.AUTH_KEY;
@@ -64,6 +66,9 @@ public final class AddressVectorImpl implements AddressVector
     private volatile Region region;
     private volatile EventQueueImpl eq;
     private volatile boolean closed;
+    /** Where {@link SlotTable#touchBuckets} results go, so that its reads are kept; never read. */
+    @SuppressWarnings("unused")
+    private long touched;
 
     private AddressVectorImpl(final DomainImpl domain, final AvAttr attr, final Object context, final Region region,
         final long mapBase, final boolean privateAv)
@@ -219,8 +224,13 @@ public final class AddressVectorImpl implements AddressVector
         {
             checkOpen("fi_av_insert");
             final int base = count > 0 ? addrs.position() : 0;
+            final boolean prefetch = offsets == null && count > 1 && (flags & Fi.AUTH_KEY) == 0;
             for (int i = 0; i < count; i++)
             {
+                if (prefetch && (i & (PREFETCH_WINDOW - 1)) == 0)
+                {
+                    touched = region.table().touchBuckets(addrs, base + i * addrlen, addrlen, Math.min(PREFETCH_WINDOW, count - i));
+                }
                 final int off = offsets == null ? base + i * addrlen : offsets[i];
                 final int len = offsets == null ? addrlen : offsets[i + 1] - off;
                 final long result = insertOne("fi_av_insert", addrs, off, len, fiAddr, i, flags);

@@ -123,8 +123,9 @@ public final class AvFileDescriptor
     /** u64: hash epoch (high 32) and, while the hash is being rebuilt, the rebuilder's attacher index + 1 (low 32). */
     public static final int HASH_EPOCH_OFFSET = 384;
     /**
-     * i64: {@code changes + hashUsedBase} bounds the buckets not EMPTY (every bucket taken since the
-     * last rebuild follows a publish); a rebuild starts when it passes 3/4 of the buckets.
+     * i64: {@code changes + hashUsedBase} is about the buckets not EMPTY: a rebuild sets it to the
+     * entries it indexed, a removal subtracts 1 (it bumps {@code changes} but takes no bucket); a rebuild
+     * starts when it passes 3/4 of the buckets.
      */
     public static final int HASH_USED_BASE_OFFSET = 448;
     /** Start of the segment table. */

@@ -34,10 +34,15 @@ public record AvLayout(
         return 16 + (int)align(authKeySize, 8);
     }
 
-    /** Hash buckets for a capacity: four per slot, a power of two, so that probes stay short under churn. */
+    /**
+     * Hash buckets of a new region: a power of two of at least two per slot. A full AV's hash is then
+     * at most about half used, and at 1,000,000 slots it is 16 MB: with four per slot (32 MB, layout
+     * 1.0) single inserts were about 25% slower, from cache and TLB misses (InsertBench). Files of
+     * layout 1.0 have twice as many and are read as they are ({@link #read}).
+     */
     public static long hashBucketsFor(final long capacity)
     {
-        return Long.highestOneBit(Math.max(capacity, 1) * 4 - 1) << 1;
+        return Long.highestOneBit(Math.max(capacity, 1) * 2 - 1) << 1;
     }
 
     /** The layout of a new region. */
@@ -49,9 +54,22 @@ public record AvLayout(
         final int authKeySize,
         final int authKeysCapacity)
     {
+        return compute(addrFormat, avType, capacity, attachersCapacity, authKeySize, authKeysCapacity,
+            hashBucketsFor(capacity));
+    }
+
+    /** The layout of a region with {@code buckets} hash buckets (four per slot in layout 1.0). */
+    static AvLayout compute(
+        final AddrFormat addrFormat,
+        final AvType avType,
+        final long capacity,
+        final int attachersCapacity,
+        final int authKeySize,
+        final int authKeysCapacity,
+        final long buckets)
+    {
         final int addrLen = addrFormat.addrlen();
         final int slotLength = SlotDescriptor.slotLength(addrLen);
-        final long buckets = hashBucketsFor(capacity);
         final long attachersOffset = HEADER_LENGTH;
         final long authKeysOffset = align(attachersOffset + (long)attachersCapacity * AttacherDescriptor.LENGTH, SECTION_ALIGNMENT);
         final long slotsOffset = align(authKeysOffset + (long)authKeysCapacity * authKeyEntryLength(authKeySize), SECTION_ALIGNMENT);
@@ -139,13 +157,15 @@ public record AvLayout(
 
         // Recompute the whole layout from the few free parameters and require the file to agree
         // field by field: every offset is then known to be in bounds.
-        final AvLayout expected = compute(format, type, capacity, attachersCapacity, authKeySize, authKeysCapacity);
+        final long buckets = m.getLong(HASH_BUCKETS_OFFSET);
+        // Two buckets per slot since layout 1.1; a 1.0 file has four.
+        check(buckets == hashBucketsFor(capacity) || buckets == hashBucketsFor(capacity) * 2, "hashBuckets", buckets);
+        final AvLayout expected = compute(format, type, capacity, attachersCapacity, authKeySize, authKeysCapacity, buckets);
         check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen, "addrLen", m.getInt(ADDR_LEN_OFFSET));
         check(m.getInt(SLOT_LENGTH_OFFSET) == expected.slotLength, "slotLength", m.getInt(SLOT_LENGTH_OFFSET));
         check(m.getLong(ATTACHERS_OFFSET_OFFSET) == expected.attachersOffset, "attachersOffset", m.getLong(ATTACHERS_OFFSET_OFFSET));
         check(m.getLong(AUTH_KEYS_OFFSET_OFFSET) == expected.authKeysOffset, "authKeysOffset", m.getLong(AUTH_KEYS_OFFSET_OFFSET));
         check(m.getLong(HASH_OFFSET_OFFSET) == expected.hashOffset, "hashOffset", m.getLong(HASH_OFFSET_OFFSET));
-        check(m.getLong(HASH_BUCKETS_OFFSET) == expected.hashBuckets, "hashBuckets", m.getLong(HASH_BUCKETS_OFFSET));
         final int seg = segmentOffset(0);
         check(m.getLong(seg + SEGMENT_FIRST_INDEX) == 0, "segment[0].firstIndex", m.getLong(seg + SEGMENT_FIRST_INDEX));
         check(m.getLong(seg + SEGMENT_SLOT_COUNT) == capacity, "segment[0].slotCount", m.getLong(seg + SEGMENT_SLOT_COUNT));

@@ -22,8 +22,9 @@ import static org.shmav.internal.SlotDescriptor.*;
  * of entries, where a scan of every slot state from the hint would (remove-then-reinsert was
  * proportional to the distance between the hint and the freed slot).
  *
- * <p>A slot freed by a writer that died before marking, or by a writer of layout 1.0 (which has no
- * marks), is found by the slot-by-slot scan that runs when no marked group has a FREE slot.
+ * <p>A slot freed by a writer that died before marking, and every slot of a layout 1.0 file (whose
+ * marks are all zero), is found by the slot-by-slot scan that runs when no marked group has a FREE
+ * slot.
  */
 final class FreeSlots
 {

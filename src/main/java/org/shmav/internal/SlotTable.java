@@ -229,6 +229,21 @@ public final class SlotTable
         return sameIncarnation(s, m.getLong(layout.slot(slot) + STATE_OFFSET));
     }
 
+    /**
+     * Reads the first hash bucket of {@code n} addresses of {@code len} bytes packed from {@code off},
+     * one after another, so that a batch insert's cache misses on the hash overlap instead of each
+     * stalling its own insert. Returns the buckets xor'ed together only so that the reads are kept.
+     */
+    public long touchBuckets(final ByteBuffer src, final int off, final int len, final int n)
+    {
+        long sink = 0;
+        for (int i = 0; i < n; i++)
+        {
+            sink ^= m.getLong(layout.bucket(hash(src, off + i * len, len, -1L) & bucketMask));
+        }
+        return sink;
+    }
+
     /** Entries valid now: the sum of every attacher entry's journal delta. */
     public long count()
     {
@@ -290,7 +305,7 @@ public final class SlotTable
             }
             if (attempt == MAX_REBUILDS)
             {
-                return -FiErrno.ENOSPC; // every bucket holds a live entry: cannot happen with 4 buckets per slot
+                return -FiErrno.ENOSPC; // every bucket holds a live entry: cannot happen with 2 buckets per slot
             }
             rebuildIndex(w); // ours, or another writer's that we waited for: either way, try again
         }
@@ -686,6 +701,9 @@ public final class SlotTable
         {
             free.freed(index);
             m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);
+            // A removal takes no bucket: keep changes + hashUsedBase at the buckets taken, so that churn
+            // does not ask for rebuilds twice as often as it uses buckets up.
+            m.getAndAddLong(AvFileDescriptor.HASH_USED_BASE_OFFSET, -1);
         }
     }
 
@@ -905,8 +923,10 @@ public final class SlotTable
 
     /**
      * True when the hash may be running out of EMPTY buckets. Buckets never go back to EMPTY except
-     * by a rebuild, and every bucket taken since the last rebuild follows a publish, so
-     * {@code changes + hashUsedBase} bounds the buckets in use.
+     * by a rebuild, and a bucket is taken by each publish, so {@code changes + hashUsedBase} (the
+     * entries the last rebuild indexed, plus publishes since: a removal adds 1 to one and subtracts 1
+     * from the other) is about the buckets in use. It misses a bucket taken by an insert that then gave
+     * its slot back to a duplicate; an insert that finds no EMPTY bucket asks for a rebuild itself.
      */
     private boolean indexCrowded()
     {

@@ -125,7 +125,7 @@ class FreeSlotsTest
     @Test
     void shouldStillFindFreeSlotsWhoseGroupsAreNotMarked()
     {
-        // A writer killed between freeing and marking, or a layout 1.0 writer, leaves such slots.
+        // A writer killed between freeing and marking leaves such a slot.
         final Region r = full();
         assertEquals(0, r.table().remove(r.writer(), 640));
         assertEquals(0, r.table().remove(r.writer(), 999));
