@@ -33,6 +33,8 @@ import org.shmav.AvAttr;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
 import org.shmav.internal.AttacherDescriptor;
 import org.shmav.internal.AvFileDescriptor;
 import org.shmav.internal.AvLayout;
@@ -112,6 +114,7 @@ class CrashStormIT
 
             av.recover();
             storm.verify(shared, av);
+            storm.fillUp(shared, av);
             System.out.printf("CrashStormIT: %s in %.0f s%n", storm.summary(), (System.nanoTime() - start) / 1e9);
         }
     }
@@ -150,6 +153,7 @@ class CrashStormIT
         String readerStats = "";
         int checkedLive;
         int validSlots;
+        long unmarkedFreeGroups;
 
         Storm(final int kills, final long seed, final int maxLife, final Path work, final AddressVector av, final Memory shared)
         {
@@ -316,13 +320,49 @@ class CrashStormIT
             assertTrue(acknowledged.get() > 0 && checkedLive > 0, "the storm acknowledged nothing to check");
         }
 
+        /**
+         * No FREE slot was lost to the claim search (a writer killed between freeing a slot and marking its
+         * free group leaves it unmarked, for the slot-by-slot scan): inserting fresh addresses fills every
+         * slot, then the AV reports FI_ENOSPC.
+         */
+        void fillUp(final Memory m, final AddressVector av)
+        {
+            final AvLayout layout = AvLayout.read(m, m.capacity());
+            final SlotTable table = new SlotTable(m, layout);
+            final long free = layout.capacity() - av.count();
+            unmarkedFreeGroups = 0;
+            for (long g = 0; g << 6 < layout.capacity(); g++)
+            {
+                final boolean marked = (m.getLongVolatile(AvFileDescriptor.FREE_GROUPS_OFFSET + (int)(g >>> 6) * 8) & (1L << g)) != 0;
+                for (long i = g << 6; i < Math.min(layout.capacity(), (g + 1) << 6); i++)
+                {
+                    if (!marked && SlotDescriptor.state(table.stateWord(i)) == SlotDescriptor.FREE)
+                    {
+                        unmarkedFreeGroups++;
+                        break;
+                    }
+                }
+            }
+            final long[] fiAddr = new long[1];
+            for (long k = 0; k < free; k++)
+            {
+                assertEquals(1, av.insert(StormAddress.of(StormAddress.id(255, 0xFF_FFFF, k)), 1, fiAddr, 0, null),
+                    "insert " + k + " of the " + free + " free slots");
+            }
+            assertEquals(layout.capacity(), av.count());
+            final int[] error = new int[1];
+            assertEquals(0, av.insert(StormAddress.of(StormAddress.id(255, 0xFF_FFFF, free)), 1, fiAddr, Fi.SYNC_ERR, error));
+            assertEquals(FiErrno.ENOSPC, error[0], "one more than capacity");
+        }
+
         String summary()
         {
             return "kills=" + killed.get() + " (in an operation: " + killedInFlight.get() + ", rebuilding the hash: " +
                 killedRebuilding.get() + "; recovered by the test JVM: " + recoveredHere.get() + ", slots it repaired: " +
                 repairedHere.get() + "), writer ops=" + ops.get() + ", acknowledged inserts=" + acknowledged.get() +
                 ", removals logged=" + removalsLogged.get() + ", live entries checked=" + checkedLive + ", VALID slots=" +
-                validSlots + ", reader lookups/hits/reverse-checks=" + readerStats;
+                validSlots + ", free groups left unmarked by kills=" + unmarkedFreeGroups +
+                " (all free slots refilled), reader lookups/hits/reverse-checks=" + readerStats;
         }
     }
 }
