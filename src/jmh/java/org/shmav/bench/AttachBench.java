@@ -1,5 +1,7 @@
 package org.shmav.bench;
 
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -21,13 +23,15 @@ import org.shmav.Domain;
 /**
  * {@code fi_av_open} with FI_READ on a named AV of {@code entries} entries that a writer keeps open, and
  * the reader's close. The cost must not depend on the entry count. Each iteration is short and starts
- * with a GC, so that the mappings of closed readers (unmapped when their buffers are collected) never
- * pile up to the kernel's limit on mappings per process.
+ * with a GC, and waits until the mappings of the readers closed before are gone (they are unmapped
+ * when their buffers are collected): so they never pile up to the kernel's limit on mappings per
+ * process, and the unmapping, which holds the process's memory-map lock, never runs concurrently
+ * with the attaches being timed.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 200, timeUnit = TimeUnit.MILLISECONDS)
-@Measurement(iterations = 8, time = 200, timeUnit = TimeUnit.MILLISECONDS)
+@Measurement(iterations = 10, time = 100, timeUnit = TimeUnit.MILLISECONDS)
 @Fork(1)
 @State(Scope.Thread)
 public class AttachBench
@@ -38,6 +42,7 @@ public class AttachBench
     private Domain domain;
     private String name;
     private AddressVector writer;
+    private long mappedAtStart;
 
     @Setup(Level.Trial)
     public void create()
@@ -49,12 +54,23 @@ public class AttachBench
         {
             throw new IllegalStateException("could not fill the AV");
         }
+        System.gc();
+        mappedAtStart = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+            .filter(pool -> pool.getName().equals("mapped")).findFirst().orElseThrow().getCount();
     }
 
     @Setup(Level.Iteration)
-    public void collectClosedMappings()
+    public void collectClosedMappings() throws InterruptedException
     {
-        System.gc();
+        final BufferPoolMXBean mapped = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+            .filter(pool -> pool.getName().equals("mapped")).findFirst().orElseThrow();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        do
+        {
+            System.gc();
+            Thread.sleep(5);
+        }
+        while (mapped.getCount() > mappedAtStart && System.nanoTime() < deadline);
     }
 
     @TearDown(Level.Trial)
