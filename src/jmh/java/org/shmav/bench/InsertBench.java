@@ -3,7 +3,7 @@ package org.shmav.bench;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 
-/** {@link AbstractInsertBench} at 1,000,000 entries: the AV's hash (32 MB) is out of the cache. */
+/** {@link AbstractInsertBench} at 1,000,000 entries: the AV's hash (16 MB) is mostly out of the cache. */
 public class InsertBench extends AbstractInsertBench
 {
     /** Entries of the AV filled by every invocation (the benchmark methods' OperationsPerInvocation). */

@@ -5,7 +5,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.Warmup;
 
-/** {@link AbstractInsertBench} at 100,000 entries: the AV's hash (4 MB) fits in the cache. */
+/** {@link AbstractInsertBench} at 100,000 entries: the AV's hash (2 MB) fits in the cache. */
 @Warmup(iterations = 10)
 @Measurement(iterations = 20)
 public class InsertBench100k extends AbstractInsertBench
