@@ -62,26 +62,40 @@ final class FreeSlots
     }
 
     /**
-     * CASes the lowest FREE slot from FREE(g) to CLAIMED(owner, g) and returns its index, or -1 when
-     * no slot is FREE.
+     * CASes the lowest FREE slot from FREE(g) to CLAIMED(w, g) and returns its index, or -1 when no
+     * slot is FREE.
+     *
+     * <p>The search starts at the hint, or further up at the writer's own {@code nextFree} when no
+     * freeing has bumped the hint's epoch since this writer's last claim set it (no slot below it was
+     * FREE then, and none has been freed since). The shared hint is then moved only when a claim leaves
+     * the hint's free group: a CAS on a line that every writer reads, once per 64 claims instead of
+     * on every one; another writer starting from the older hint reads at most the rest of that group.
      */
-    long claimLowest(final int owner)
+    long claimLowest(final SlotTable.Writer w)
     {
         final long hint = m.getLongVolatile(FREE_HINT_OFFSET);
-        final long start = Math.min(hint & INDEX_MASK, capacity);
-        long slot = claimMarked(owner, start);
+        final long shared = Math.min(hint & INDEX_MASK, capacity);
+        final long epoch = hint >>> 32;
+        final long start = epoch == w.hintEpoch ? Math.max(shared, Math.min(w.nextFree, capacity)) : shared;
+        long slot = claimMarked(w.index, start);
         if (slot < 0)
         {
-            slot = scan(owner, start); // a FREE slot whose group was never marked (see the class comment)
+            slot = scan(w.index, start); // a FREE slot whose group was never marked (see the class comment)
         }
         if (slot >= 0)
         {
-            // [start, slot) held no FREE slot when searched; if no freeing bumped the epoch since, the
+            // [start, slot) held no FREE slot when searched; while no freeing bumps the epoch, the
             // lowest FREE slot is above slot.
-            m.compareAndSetLong(FREE_HINT_OFFSET, hint, (hint & ~INDEX_MASK) | (slot + 1));
+            w.hintEpoch = epoch;
+            w.nextFree = slot + 1;
+            if ((slot + 1) >>> groupShift != shared >>> groupShift)
+            {
+                m.compareAndSetLong(FREE_HINT_OFFSET, hint, (hint & ~INDEX_MASK) | (slot + 1));
+            }
             return slot;
         }
-        return start > 0 ? scan(owner, 0) : -1; // the hint is stale only after a writer died mid-removal
+        w.hintEpoch = -1;
+        return start > 0 ? scan(w.index, 0) : -1; // the hint is stale only after a writer died mid-removal
     }
 
     /**

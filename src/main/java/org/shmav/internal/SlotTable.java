@@ -323,10 +323,10 @@ public final class SlotTable
             {
                 return existing;
             }
-            long slot = free.claimLowest(w.index);
+            long slot = free.claimLowest(w);
             if (slot < 0 && recoverDead() > 0)
             {
-                slot = free.claimLowest(w.index); // slots held by dead writers came back
+                slot = free.claimLowest(w); // slots held by dead writers came back
             }
             if (slot >= 0)
             {
@@ -1169,6 +1169,12 @@ public final class SlotTable
         private final Memory m;
         final int index;
         final int entry;
+        /**
+         * Where this writer's next claim may start, valid while {@code freeHint}'s epoch is still
+         * {@code hintEpoch}: see {@link FreeSlots#claimLowest}. -1: none yet.
+         */
+        long hintEpoch = -1;
+        long nextFree;
 
         Writer(final Memory m, final int index, final int entry)
         {

@@ -1,6 +1,7 @@
 package org.shmav.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
@@ -30,8 +31,13 @@ class FreeSlotsTest
 
     private static long insert(final Region r, final int i)
     {
+        return insert(r, r.writer(), i);
+    }
+
+    private static long insert(final Region r, final SlotTable.Writer w, final int i)
+    {
         final ByteBuffer a = address(i);
-        return r.table().insert(r.writer(), a, a.position(), a.remaining(), -1L, Long.MIN_VALUE, 0);
+        return r.table().insert(w, a, a.position(), a.remaining(), -1L, Long.MIN_VALUE, 0);
     }
 
     private static Region full()
@@ -166,6 +172,31 @@ class FreeSlotsTest
         }
         assertEquals(0, grown.table().remove(grown.writer(), 7));
         assertEquals(7, grown.table().insert(grown.writer(), address(7), 0, 16, -1L, Long.MIN_VALUE, 0));
+    }
+
+    @Test
+    void shouldDropAWritersOwnStartWhenASlotBelowItIsFreed()
+    {
+        final Region r = region(CAPACITY);
+        final SlotTable.Writer w1 = r.writer();
+        final SlotTable.Writer w2 = r.table().attach();
+        for (int i = 0; i < 100; i++)
+        {
+            assertEquals(i, insert(r, w1, i)); // w1's own start runs ahead of the shared hint
+        }
+        assertEquals(100, insert(r, w2, 100), "w2 starts at the shared hint and skips w1's slots");
+        assertEquals(0, r.table().remove(w2, 70));
+        assertEquals(70, insert(r, w1, 1000), "w1's start (101) is stale after the freeing");
+        assertEquals(0, r.table().remove(w1, 30));
+        assertEquals(30, insert(r, w2, 1001));
+        assertEquals(101, insert(r, w1, 1002));
+        assertEquals(102, insert(r, w2, 1003));
+        final long hint = r.memory().getLongVolatile(AvFileDescriptor.FREE_HINT_OFFSET) & 0xFFFF_FFFFL;
+        for (long i = 0; i < hint; i++)
+        {
+            assertNotEquals(SlotDescriptor.FREE, SlotDescriptor.state(r.table().stateWord(i)), "FREE slot " + i + " below the hint " + hint);
+        }
+        assertEquals(103, insert(r, w2, 1004));
     }
 
     @Test
