@@ -105,12 +105,25 @@ final class AvDirectory
     /** Every entry of the directory except hidden ones (shmav's temporary files start with '.'), sorted by name. */
     List<Path> entries()
     {
+        return list(false);
+    }
+
+    /** The regular files named as shmav's temporary files of AVs being built, sorted by name. */
+    List<Path> temporaries()
+    {
+        return list(true);
+    }
+
+    private List<Path> list(final boolean temporaries)
+    {
         final List<Path> list = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir))
         {
             for (final Path p : stream)
             {
-                if (!p.getFileName().toString().startsWith("."))
+                final String name = p.getFileName().toString();
+                if (temporaries ? SharedAvFile.temporaryCreator(name) > 0 && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
+                    : !name.startsWith("."))
                 {
                     list.add(p);
                 }

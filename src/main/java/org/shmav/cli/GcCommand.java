@@ -1,5 +1,8 @@
 package org.shmav.cli;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -7,6 +10,7 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.internal.Region;
+import org.shmav.internal.SharedAvFile;
 import org.shmav.internal.ToolAccess;
 
 import picocli.CommandLine.Command;
@@ -16,11 +20,13 @@ import picocli.CommandLine.Option;
  * {@code shmav gc}: cleans up after processes that died. An AV that no live process has open and that
  * nobody has joined for the grace period is removed (its last users are gone: a killed job, a launcher
  * run with --keep); an AV still in use whose dead attachers left claims or removals half done is
- * repaired in place ({@code recoverDead}), without disturbing its live users. Files that are not AVs
- * are never touched.
+ * repaired in place ({@code recoverDead}), without disturbing its live users. The temporary file of
+ * a creator that died while building an AV is removed too. Other files that are not AVs are never
+ * touched.
  */
 @Command(name = "gc", description = {"Removes AVs that no live process has open and nobody joined for the grace " +
-    "period; repairs what dead processes left in AVs still in use. Reports what it did."})
+    "period; repairs what dead processes left in AVs still in use; removes the temporary files of AV creators that " +
+    "died. Reports what it did."})
 final class GcCommand extends AvCommand implements Callable<Integer>
 {
     @Option(names = "--grace", paramLabel = "S", description = "seconds since an AV was created or last joined " +
@@ -34,6 +40,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
     private int repaired;
     private int kept;
     private int failures;
+    private int temporaries;
 
     @Override
     public Integer call()
@@ -58,9 +65,14 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             }
             collect(dir, s);
         }
-        out().printf("gc%s: %d AV%s %s, %d %s, %d kept; %d other file%s left alone%n", dryRun ? " (dry run)" : "",
-            removed, removed == 1 ? "" : "s", dryRun ? "to remove" : "removed", repaired, dryRun ? "to repair" : "repaired",
-            kept, others, others == 1 ? "" : "s");
+        for (final Path file : dir.temporaries())
+        {
+            collectTemporary(file);
+        }
+        out().printf("gc%s: %d AV%s %s, %d %s, %d kept; %d other file%s left alone; %d temporary file%s %s%n",
+            dryRun ? " (dry run)" : "", removed, removed == 1 ? "" : "s", dryRun ? "to remove" : "removed", repaired,
+            dryRun ? "to repair" : "repaired", kept, others, others == 1 ? "" : "s", temporaries, temporaries == 1 ? "" : "s",
+            dryRun ? "to remove" : "removed");
         return failures == 0 ? ExitCode.OK.code : ExitCode.FAILED.code;
     }
 
@@ -83,6 +95,45 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         out().println("kept      " + s.name() + ": " + (s.liveAttachers() > 0 ? s.liveAttachers() + " live attacher" +
             (s.liveAttachers() == 1 ? "" : "s") : "joined " + Text.age(s.lastActivityMillis(), now) +
             " ago, within the grace period of " + graceSeconds + "s"));
+    }
+
+    /**
+     * A file a creator was building an AV in ({@code .shmav-tmp.<name>.<pid>.<hex>}): nobody else ever
+     * opens one, and its creator removes it, unless it died first. Removed when that process is gone and
+     * the file is older than the grace period; a live process with that pid (perhaps a reused one) keeps it.
+     */
+    private void collectTemporary(final Path file)
+    {
+        final long pid = SharedAvFile.temporaryCreator(file.getFileName().toString());
+        final long ageMillis;
+        try
+        {
+            ageMillis = System.currentTimeMillis() - Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis();
+        }
+        catch (final IOException e)
+        {
+            return; // gone meanwhile: its creator finished
+        }
+        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) || ageMillis < graceSeconds * 1000)
+        {
+            return;
+        }
+        if (!dryRun)
+        {
+            try
+            {
+                Files.deleteIfExists(file);
+            }
+            catch (final IOException e)
+            {
+                failures++;
+                out().println("failed    " + file.getFileName() + ": " + e.getMessage());
+                return;
+            }
+        }
+        temporaries++;
+        out().println((dryRun ? "would remove " : "removed   ") + file.getFileName() + ": an AV being built by pid " + pid +
+            ", which died");
     }
 
     private void remove(final AvDirectory dir, final AvSnapshot s, final String why)

@@ -61,6 +61,37 @@ public final class SharedAvFile
     {
     }
 
+    /** File names of AVs being built start with this; no AV name does (names cannot start with '.'). */
+    public static final String TEMPORARY_PREFIX = ".shmav-tmp.";
+
+    /**
+     * The pid of the process that created temporary file {@code fileName}
+     * ({@code .shmav-tmp.<name>.<pid>.<hex>}, a new AV being built), or -1 when the name is not one.
+     */
+    public static long temporaryCreator(final String fileName)
+    {
+        if (!fileName.startsWith(TEMPORARY_PREFIX))
+        {
+            return -1;
+        }
+        final int hex = fileName.lastIndexOf('.');
+        final int pid = fileName.lastIndexOf('.', hex - 1);
+        if (pid < TEMPORARY_PREFIX.length() || hex == fileName.length() - 1)
+        {
+            return -1;
+        }
+        try
+        {
+            Long.parseUnsignedLong(fileName.substring(hex + 1), 16);
+            final long creator = Long.parseLong(fileName.substring(pid + 1, hex));
+            return creator > 0 ? creator : -1;
+        }
+        catch (final NumberFormatException e)
+        {
+            return -1;
+        }
+    }
+
     /**
      * The file name of AV {@code name}: as libfabric, leading slashes are dropped and spaces become
      * underscores. FI_EINVAL for an empty name, ".", "..", a name starting with '.', one holding '/',
@@ -206,7 +237,7 @@ public final class SharedAvFile
                 layout.fileLength() + "-byte file; the largest is " + Integer.MAX_VALUE);
         }
         final Set<PosixFilePermission> mode = attr.groupAccess() ? OWNER_AND_GROUP : OWNER_ONLY;
-        final Path tmp = file.resolveSibling(".shmav-tmp." + file.getFileName() + "." + Processes.SELF_PID + "." +
+        final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID + "." +
             Long.toHexString(System.nanoTime()));
         try
         {

@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -193,6 +194,35 @@ class ShmavCliIT
             shared.insert(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", 7101)), 1, null, 0, null);
             assertEquals(2, shared.count());
         }
+    }
+
+    @Test
+    void shouldRemoveTheTemporaryFileOfACreatorThatDiedAndNothingElse() throws Exception
+    {
+        final Process gone = new ProcessBuilder("true").start();
+        assertEquals(0, gone.waitFor());
+        final long deadPid = gone.pid();
+        final Path dead = Files.writeString(dir.path().resolve(".shmav-tmp.job." + deadPid + ".1a2b"), "half built");
+        Files.setLastModifiedTime(dead, FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
+        final Path live = Files.writeString(dir.path().resolve(".shmav-tmp.job." + ProcessHandle.current().pid() + ".1a2c"), "x");
+        final Path foreign = Files.writeString(dir.path().resolve(".shmav-tmp.notes"), "not ours: no pid");
+        final Path link = Files.createSymbolicLink(dir.path().resolve(".shmav-tmp.link." + deadPid + ".1"), foreign);
+
+        final Result young = shmav("gc");
+        assertTrue(young.out().contains("removed   .shmav-tmp.job." + deadPid + ".1a2b: an AV being built by pid " + deadPid),
+            "older than the 60 s grace period: " + young.out());
+        assertFalse(Files.exists(dead));
+        final Path recent = Files.writeString(dir.path().resolve(".shmav-tmp.job." + deadPid + ".1a2d"), "half built");
+        final Result dryRun = shmav("gc", "--dry-run", "--grace", "0");
+        assertTrue(dryRun.out().contains("would remove .shmav-tmp.job." + deadPid + ".1a2d"), dryRun.out());
+        assertTrue(Files.exists(recent), "a dry run changes nothing");
+        assertTrue(shmav("gc").out().contains("0 temporary files removed"), "within the grace period");
+        final Result gc = shmav("gc", "--grace", "0");
+        assertEquals(0, gc.code(), gc.err());
+        assertTrue(gc.out().contains("; 1 temporary file removed"), gc.out());
+        assertFalse(Files.exists(recent));
+        assertTrue(Files.exists(live) && Files.exists(foreign) && Files.isSymbolicLink(link),
+            "a live creator's file, a name with no pid and a symbolic link stay");
     }
 
     @Test
