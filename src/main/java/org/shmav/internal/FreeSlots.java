@@ -70,6 +70,8 @@ final class FreeSlots
      * FREE then, and none has been freed since). The shared hint is then moved only when a claim leaves
      * the hint's free group: a CAS on a line that every writer reads, once per 64 claims instead of
      * on every one; another writer starting from the older hint reads at most the rest of that group.
+     * (The epoch has 32 bits: a writer idle for a multiple of 2^32 freeings would start too high,
+     * which could only hand out a higher slot first, never one slot twice.)
      */
     long claimLowest(final SlotTable.Writer w)
     {
