@@ -333,15 +333,20 @@ public final class SlotTable
                 return fillIndexPublish(w, slot, src, off, len, authKey, userId, hash, mapBase);
             }
             // Full, unless a claim in flight is about to be given back (its writer found its address
-            // already present) or is this very address, not yet indexed: let the claims settle, then
-            // look once more, since a claim that settled may have published this address.
-            if (lastLook)
-            {
-                return -FiErrno.ENOSPC;
-            }
+            // already present) or is this very address, not yet indexed: let the claims settle. Settled
+            // once, look and claim again: a slot given back meanwhile may have been claimed at once by
+            // a writer of this very address, so the AV is full only if the claims are settled again
+            // after that attempt failed. Then look a last time: a writer that published this address
+            // in between indexed it first.
             deadline = startWaiting(deadline);
-            lastLook = !claimsInFlight(w) || System.nanoTime() - deadline > 0;
-            if (!lastLook)
+            final boolean settled = !claimsInFlight(w) || System.nanoTime() - deadline > 0;
+            if (settled && lastLook)
+            {
+                final long last = findOrReference(w, src, off, len, authKey, hash, -1, userId);
+                return last != NO_MATCH ? last : -FiErrno.ENOSPC;
+            }
+            lastLook = settled;
+            if (!settled)
             {
                 LockSupport.parkNanos(10_000);
             }
