@@ -21,7 +21,7 @@ import org.junit.jupiter.api.function.Executable;
  * independently of {@link Addresses}, so that a bug there cannot hide a bug in an AV (and
  * {@code AddressesTest} checks {@link Addresses} against the same layout).
  */
-final class AvTestSupport
+public final class AvTestSupport
 {
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
@@ -134,7 +134,7 @@ final class AvTestSupport
     }
 
     /** A fresh directory under /dev/shm for named AVs. */
-    static Path newShmDirectory(final String prefix)
+    public static Path newShmDirectory(final String prefix)
     {
         try
         {
@@ -147,7 +147,7 @@ final class AvTestSupport
     }
 
     /** Deletes {@code dir} and everything in it. */
-    static void deleteRecursively(final Path dir)
+    public static void deleteRecursively(final Path dir)
     {
         if (dir == null || !Files.exists(dir))
         {

@@ -55,15 +55,20 @@ public class AttachBench
             throw new IllegalStateException("could not fill the AV");
         }
         System.gc();
-        mappedAtStart = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-            .filter(pool -> pool.getName().equals("mapped")).findFirst().orElseThrow().getCount();
+        mappedAtStart = mappedPool().getCount();
+    }
+
+    /** The JVM's count of live mapped buffers (a closed reader's stays until its buffer is collected). */
+    private static BufferPoolMXBean mappedPool()
+    {
+        return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+            .filter(pool -> pool.getName().equals("mapped")).findFirst().orElseThrow();
     }
 
     @Setup(Level.Iteration)
     public void collectClosedMappings() throws InterruptedException
     {
-        final BufferPoolMXBean mapped = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-            .filter(pool -> pool.getName().equals("mapped")).findFirst().orElseThrow();
+        final BufferPoolMXBean mapped = mappedPool();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         do
         {

@@ -106,11 +106,11 @@ final class AvHexDump
     /** How many free-group marks are set, over every group of the AV. */
     private long markedGroups()
     {
-        final long groups = ((layout.capacity() - 1) >>> freeGroupShift(layout.capacity())) + 1;
+        final long groups = freeGroupCount(layout.capacity());
         long marked = 0;
         for (long g = 0; g < groups; g += Long.SIZE)
         {
-            final long bits = m.getLong(FREE_GROUPS_OFFSET + (int)(g >>> 6) * Long.BYTES);
+            final long bits = m.getLong(freeGroupWordOffset(g));
             marked += Long.bitCount(groups - g >= Long.SIZE ? bits : bits & ((1L << (groups - g)) - 1));
         }
         return marked;

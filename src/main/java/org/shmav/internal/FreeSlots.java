@@ -1,6 +1,5 @@
 package org.shmav.internal;
 
-import static org.shmav.internal.AvFileDescriptor.FREE_GROUPS_OFFSET;
 import static org.shmav.internal.AvFileDescriptor.FREE_HINT_OFFSET;
 import static org.shmav.internal.SlotDescriptor.*;
 
@@ -42,23 +41,18 @@ final class FreeSlots
         this.layout = layout;
         this.capacity = layout.capacity();
         this.groupShift = AvFileDescriptor.freeGroupShift(capacity);
-        this.groupCount = groupCount(capacity);
+        this.groupCount = AvFileDescriptor.freeGroupCount(capacity);
     }
 
     /** Marks every group of a new region, whose slots are all FREE. */
     static void markAll(final Memory m, final long capacity)
     {
-        final long groups = groupCount(capacity);
+        final long groups = AvFileDescriptor.freeGroupCount(capacity);
         for (long g = 0; g < groups; g += Long.SIZE)
         {
             final long left = groups - g;
-            m.putLong(markWord(g), left >= Long.SIZE ? -1L : (1L << left) - 1);
+            m.putLong(AvFileDescriptor.freeGroupWordOffset(g), left >= Long.SIZE ? -1L : (1L << left) - 1);
         }
-    }
-
-    private static long groupCount(final long capacity)
-    {
-        return ((capacity - 1) >>> AvFileDescriptor.freeGroupShift(capacity)) + 1;
     }
 
     /**
@@ -118,9 +112,9 @@ final class FreeSlots
         }
         final long group = index >>> groupShift;
         final long bit = 1L << group;
-        if ((m.getLongVolatile(markWord(group)) & bit) == 0)
+        if ((m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(group)) & bit) == 0)
         {
-            m.getAndBitwiseOrLong(markWord(group), bit);
+            m.getAndBitwiseOrLong(AvFileDescriptor.freeGroupWordOffset(group), bit);
         }
     }
 
@@ -172,7 +166,7 @@ final class FreeSlots
      */
     private long settle(final long group, final long first, final long end, final int owner)
     {
-        final int word = markWord(group);
+        final int word = AvFileDescriptor.freeGroupWordOffset(group);
         final long bit = 1L << group;
         m.getAndBitwiseAndLong(word, ~bit);
         for (long i = first; i < end; i++)
@@ -221,7 +215,7 @@ final class FreeSlots
             return -1;
         }
         long word = group >>> 6;
-        long bits = m.getLongVolatile(markWord(group)) & (-1L << group);
+        long bits = m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(group)) & (-1L << group);
         final long lastWord = (groupCount - 1) >>> 6;
         while (bits == 0)
         {
@@ -229,15 +223,10 @@ final class FreeSlots
             {
                 return -1;
             }
-            bits = m.getLongVolatile(FREE_GROUPS_OFFSET + (int)word * Long.BYTES);
+            bits = m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(word << 6));
         }
         final long found = (word << 6) + Long.numberOfTrailingZeros(bits);
         return found < groupCount ? found : -1; // bits past the last group: only in a corrupted file
     }
 
-    /** Offset of the mark word holding group {@code group}'s bit ({@code 1L << group}: Java shifts mod 64). */
-    private static int markWord(final long group)
-    {
-        return FREE_GROUPS_OFFSET + (int)(group >>> 6) * Long.BYTES;
-    }
 }

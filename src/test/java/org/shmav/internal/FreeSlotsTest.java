@@ -52,7 +52,7 @@ class FreeSlotsTest
 
     private static boolean marked(final Region r, final long group)
     {
-        return (r.memory().getLong(AvFileDescriptor.FREE_GROUPS_OFFSET + (int)(group >>> 6) * 8) & (1L << group)) != 0;
+        return (r.memory().getLong(AvFileDescriptor.freeGroupWordOffset(group)) & (1L << group)) != 0;
     }
 
     private static void clearAllMarks(final Region r)

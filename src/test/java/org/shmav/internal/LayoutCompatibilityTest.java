@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -18,6 +17,7 @@ import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.Addresses;
 import org.shmav.AvAttr;
+import org.shmav.AvTestSupport;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
@@ -32,22 +32,15 @@ class LayoutCompatibilityTest
     private Path dir;
 
     @BeforeEach
-    void directory() throws IOException
+    void directory()
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "layoutcompat");
+        dir = AvTestSupport.newShmDirectory("layoutcompat");
     }
 
     @AfterEach
-    void cleanUp() throws IOException
+    void cleanUp()
     {
-        try (var files = Files.list(dir))
-        {
-            for (final Path p : files.toList())
-            {
-                Files.delete(p);
-            }
-        }
-        Files.delete(dir);
+        AvTestSupport.deleteRecursively(dir);
     }
 
     /** Writes an empty AV file of layout 1.{@code minor} with {@code buckets} hash buckets and no free-group marks. */

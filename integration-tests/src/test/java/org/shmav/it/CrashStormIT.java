@@ -331,10 +331,11 @@ class CrashStormIT
             final SlotTable table = new SlotTable(m, layout);
             final long free = layout.capacity() - av.count();
             unmarkedFreeGroups = 0;
-            for (long g = 0; g << 6 < layout.capacity(); g++)
+            final int shift = AvFileDescriptor.freeGroupShift(layout.capacity());
+            for (long g = 0; g < AvFileDescriptor.freeGroupCount(layout.capacity()); g++)
             {
-                final boolean marked = (m.getLongVolatile(AvFileDescriptor.FREE_GROUPS_OFFSET + (int)(g >>> 6) * 8) & (1L << g)) != 0;
-                for (long i = g << 6; i < Math.min(layout.capacity(), (g + 1) << 6); i++)
+                final boolean marked = (m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(g)) & (1L << g)) != 0;
+                for (long i = g << shift; i < Math.min(layout.capacity(), (g + 1) << shift); i++)
                 {
                     if (!marked && SlotDescriptor.state(table.stateWord(i)) == SlotDescriptor.FREE)
                     {
