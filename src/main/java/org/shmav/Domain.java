@@ -1,6 +1,6 @@
 package org.shmav;
 
-import org.shmav.internal.DomainImpl;
+import org.shmav.av.DomainImpl;
 
 /**
  * A resource domain ({@code fi_domain}): the address format and options its AVs share, and the factory

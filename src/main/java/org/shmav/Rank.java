@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.shmav.internal.SharedAvFile;
+import org.shmav.shm.SharedAvFile;
 
 /**
  * One process of a job started by {@code scripts/avrun} (or by the {@code @MultiJvmTest} extension):

@@ -35,7 +35,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.shmav.internal.AvFileDescriptor;
+import org.shmav.shm.AvFileDescriptor;
 
 /** What only a named AV does: a file in the shm directory, shared by handles and processes, attach rules. */
 class NamedAvTest

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.shmav.shm.Memory;
 
 /** What the benchmarks ran on: hardware, versions, and how busy the machine was. */
 final class Machine

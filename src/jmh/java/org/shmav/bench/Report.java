@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import org.shmav.internal.AvLayout;
+import org.shmav.shm.AvLayout;
 
 /** docs/benchmarks.md and its chart, from one run's results. */
 final class Report

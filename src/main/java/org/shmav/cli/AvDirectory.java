@@ -10,9 +10,9 @@ import java.util.List;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
-import org.shmav.internal.Region;
-import org.shmav.internal.SharedAvFile;
-import org.shmav.internal.ToolAccess;
+import org.shmav.slots.Region;
+import org.shmav.shm.SharedAvFile;
+import org.shmav.slots.ToolAccess;
 
 /**
  * The directory of named AVs as the CLI sees it: turns a name into its file (with the library's name

@@ -1,6 +1,6 @@
 package org.shmav.cli;
 
-import static org.shmav.internal.AvFileDescriptor.*;
+import static org.shmav.shm.AvFileDescriptor.*;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -10,12 +10,12 @@ import net.openhft.chronicle.bytes.HexDumpBytes;
 import org.shmav.AddrFormat;
 import org.shmav.Addresses;
 import org.shmav.AvType;
-import org.shmav.internal.AttacherDescriptor;
-import org.shmav.internal.AvLayout;
-import org.shmav.internal.Memory;
-import org.shmav.internal.Processes;
-import org.shmav.internal.Region;
-import org.shmav.internal.SlotDescriptor;
+import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.Processes;
+import org.shmav.slots.Region;
+import org.shmav.shm.SlotDescriptor;
 
 /**
  * An annotated hex dump of an AV file (Chronicle Bytes' {@link HexDumpBytes}): the header field by

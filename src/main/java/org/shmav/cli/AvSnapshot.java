@@ -1,6 +1,6 @@
 package org.shmav.cli;
 
-import static org.shmav.internal.AvFileDescriptor.*;
+import static org.shmav.shm.AvFileDescriptor.*;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -9,13 +9,13 @@ import java.util.List;
 
 import org.shmav.Addresses;
 import org.shmav.Fi;
-import org.shmav.internal.AttacherDescriptor;
-import org.shmav.internal.AvLayout;
-import org.shmav.internal.Memory;
-import org.shmav.internal.Processes;
-import org.shmav.internal.Region;
-import org.shmav.internal.SlotDescriptor;
-import org.shmav.internal.SlotTable;
+import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.Processes;
+import org.shmav.slots.Region;
+import org.shmav.shm.SlotDescriptor;
+import org.shmav.slots.SlotTable;
 
 /**
  * What one AV file holds at one moment, read through a read-only mapping: its header, its attachers

@@ -9,9 +9,9 @@ import java.util.concurrent.Callable;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
-import org.shmav.internal.Region;
-import org.shmav.internal.SharedAvFile;
-import org.shmav.internal.ToolAccess;
+import org.shmav.slots.Region;
+import org.shmav.shm.SharedAvFile;
+import org.shmav.slots.ToolAccess;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

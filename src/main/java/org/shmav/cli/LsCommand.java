@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.shmav.FabricException;
-import org.shmav.internal.ToolAccess;
+import org.shmav.slots.ToolAccess;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.shmav.AvType;
-import org.shmav.internal.Region;
-import org.shmav.internal.SlotDescriptor;
-import org.shmav.internal.SlotTable;
+import org.shmav.slots.Region;
+import org.shmav.shm.SlotDescriptor;
+import org.shmav.slots.SlotTable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

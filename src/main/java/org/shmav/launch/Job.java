@@ -19,7 +19,7 @@ import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
-import org.shmav.internal.SharedAvFile;
+import org.shmav.shm.SharedAvFile;
 
 /**
  * One avrun job, run the way mpirun runs one: create the job's AV, start every rank, wait for them,

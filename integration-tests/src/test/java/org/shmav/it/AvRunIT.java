@@ -15,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.shmav.internal.ToolAccess;
+import org.shmav.slots.ToolAccess;
 import org.shmav.launch.JavaCommand;
 
 /** scripts/avrun with real processes: ranks, failure, timeout, the AV's life. */

@@ -35,13 +35,13 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
-import org.shmav.internal.AttacherDescriptor;
-import org.shmav.internal.AvFileDescriptor;
-import org.shmav.internal.AvLayout;
-import org.shmav.internal.Memory;
-import org.shmav.internal.Processes;
-import org.shmav.internal.SlotDescriptor;
-import org.shmav.internal.SlotTable;
+import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.Processes;
+import org.shmav.shm.SlotDescriptor;
+import org.shmav.slots.SlotTable;
 
 /**
  * Crash storm: writer JVMs insert and remove at full speed in one named AV and are killed with

@@ -24,12 +24,12 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
-import org.shmav.internal.AddressVectorImpl;
-import org.shmav.internal.AttacherDescriptor;
-import org.shmav.internal.AvFileDescriptor;
-import org.shmav.internal.AvLayout;
-import org.shmav.internal.Memory;
-import org.shmav.internal.SlotDescriptor;
+import org.shmav.av.AddressVectorImpl;
+import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.SlotDescriptor;
 
 /**
  * The corruption fuzzer, run in a child JVM so that a crash (SIGBUS, SIGSEGV) is reported by the test

@@ -1,0 +1,112 @@
+package org.shmav.slots;
+
+import java.nio.ByteBuffer;
+
+import org.shmav.AddrFormat;
+import org.shmav.AvType;
+import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.SlotDescriptor;
+
+/**
+ * A fresh AV region in process memory for one jcstress iteration: the real slot protocol
+ * ({@link SlotTable}) over a heap buffer, with up to four writers (attacher entries) of this
+ * process. Threads of one JVM exercise the same cache-coherent CASes as processes sharing a file.
+ */
+final class Fixture
+{
+    /** Addresses are sockaddr_in6: 28 bytes, so a torn copy spans four words. */
+    static final int LEN = 28;
+
+    final Region region;
+    final SlotTable table;
+    final SlotTable.Writer w1;
+    final SlotTable.Writer w2;
+
+    Fixture(final long capacity)
+    {
+        final AvLayout layout = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, capacity, 4, 0, 0);
+        // Region.allocatePrivate, but on the heap: jcstress keeps thousands of states alive, more than the
+        // direct-memory limit allows. CAS through the VarHandle works the same on aligned heap buffers.
+        final Memory m = new Memory(ByteBuffer.allocate((int)layout.fileLength()));
+        Region.initialize(m, layout, 1L << 32, 0, 0);
+        region = new Region(m, layout, true);
+        table = region.table();
+        w1 = region.writer();
+        w2 = table.attach();
+    }
+
+    long insert(final SlotTable.Writer w, final ByteBuffer address)
+    {
+        return table.insert(w, address, 0, LEN, -1L, Long.MIN_VALUE, 0);
+    }
+
+    /** References held by slot {@code index}, 0 unless VALID. */
+    long refs(final long index)
+    {
+        final long word = table.stateWord(index);
+        return SlotDescriptor.state(word) == SlotDescriptor.VALID ? SlotDescriptor.payload(word) : 0;
+    }
+
+    /** count() when it agrees with the number of VALID slots, else -100 - count(). */
+    long checkedCount()
+    {
+        long valid = 0;
+        for (long i = 0; i < table.capacity(); i++)
+        {
+            if (SlotDescriptor.state(table.stateWord(i)) == SlotDescriptor.VALID)
+            {
+                valid++;
+            }
+        }
+        final long count = table.count();
+        return count == valid ? count : -100 - count;
+    }
+
+    /** A valid sockaddr_in6 whose 28 bytes all depend on {@code n}: no two differ in only some words. */
+    static ByteBuffer address(final int n)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(LEN);
+        b.put(0, (byte)10).put(1, (byte)0); // AF_INET6, little-endian host order
+        for (int i = 2; i < LEN; i++)
+        {
+            b.put(i, (byte)(n * 37 + i * 11));
+        }
+        b.put(2, (byte)(n | 1)); // port never 0
+        return b;
+    }
+
+    /** 0: no entry (-1); k: {@code dst} equals {@code known[k-1]}; 9: anything else (a torn or foreign address). */
+    static int classify(final int length, final ByteBuffer dst, final ByteBuffer... known)
+    {
+        if (length < 0)
+        {
+            return 0;
+        }
+        if (length != LEN)
+        {
+            return 9;
+        }
+        for (int k = 0; k < known.length; k++)
+        {
+            if (dst.equals(known[k]))
+            {
+                return k + 1;
+            }
+        }
+        return 9;
+    }
+
+    /** Sets up attacher entry {@code index} as taken by a process that is dead. */
+    void killAttacher(final int index, final long journal)
+    {
+        final Memory m = region.memory();
+        final int entry = region.layout().attacher(index);
+        m.putLong(entry + AttacherDescriptor.TOKEN_OFFSET, AttacherDescriptor.token(AttacherDescriptor.PID_MASK, 10_000));
+        m.putLong(entry + AttacherDescriptor.JOURNAL_OFFSET, journal);
+        m.setLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET,
+            Math.max(index + 1, m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET)));
+    }
+}

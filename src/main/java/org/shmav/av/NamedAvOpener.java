@@ -1,0 +1,133 @@
+package org.shmav.av;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.SharedAvFile;
+import org.shmav.slots.Region;
+import org.shmav.shm.Processes;
+
+/**
+ * {@code fi_av_open} of a named AV: creates the file ({@link SharedAvFile#create}) or attaches to it,
+ * then checks the caller's attributes against what the file holds. The file is never re-initialised.
+ */
+final class NamedAvOpener
+{
+    /** Capacity of a named AV created with count 0. */
+    static final long DEFAULT_COUNT = 1024;
+    /** Processes that can have one named AV open for writing at once. */
+    static final int ATTACHERS_CAPACITY = 1024;
+
+    private NamedAvOpener()
+    {
+    }
+
+    /** What an open produced: the region, the attributes as resolved against the file, this handle's map base. */
+    record Opened(Region region, AvAttr attr, long mapBase)
+    {
+    }
+
+    static Opened open(final DomainAttr domain, final AvAttr attr, final AvType requestedType)
+    {
+        final Path file = SharedAvFile.path(domain.shmDirectory(), attr.name(), "fi_av_open");
+        final boolean readOnly = (attr.flags() & Fi.READ) != 0;
+        Region region = null;
+        for (int attempt = 0; region == null; attempt++)
+        {
+            if (readOnly || Files.exists(file, LinkOption.NOFOLLOW_LINKS))
+            {
+                try
+                {
+                    region = Region.of(SharedAvFile.attach(file, attr.name(), readOnly), !readOnly);
+                }
+                catch (final FabricException e)
+                {
+                    // the file vanished between the check and the open (unlinked): create it anew
+                    if (readOnly || e.errno() != FiErrno.ENOENT || attempt > 3)
+                    {
+                        throw e;
+                    }
+                }
+            }
+            else
+            {
+                region = create(domain, attr, file);
+            }
+        }
+        try
+        {
+            return resolve(domain, attr, requestedType, region);
+        }
+        catch (final RuntimeException e)
+        {
+            region.detach();
+            throw e;
+        }
+    }
+
+    private static Region create(final DomainAttr domain, final AvAttr attr, final Path file)
+    {
+        final long capacity = attr.count() == 0 ? DEFAULT_COUNT : attr.count();
+        final AvLayout layout = AvLayout.compute(domain.addrFormat(), attr.type(), capacity, ATTACHERS_CAPACITY,
+            domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0);
+        final long base = attr.mapAddr() != 0 ? attr.mapAddr() : generatedMapBase();
+        final long avFlags = attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC);
+        return Region.of(SharedAvFile.create(file, attr.name(), layout, attr.groupAccess(),
+            m -> Region.initialize(m, layout, base, avFlags, attr.rxCtxBits())), true);
+    }
+
+    /** A random FI_AV_MAP base: fi_addr values of different AVs rarely look alike. */
+    static long generatedMapBase()
+    {
+        return ThreadLocalRandom.current().nextLong(1, 1L << 16) << 32;
+    }
+
+    private static Opened resolve(final DomainAttr domain, final AvAttr attr, final AvType requestedType,
+        final Region region)
+    {
+        final AvLayout layout = region.layout();
+        final String name = attr.name();
+        if (layout.addrFormat() != domain.addrFormat())
+        {
+            throw invalid("named AV '" + name + "' holds " + layout.addrFormat().fiName() +
+                " addresses: caller=" + domain.addrFormat().fiName() + " file=" + layout.addrFormat().fiName());
+        }
+        if (requestedType != AvType.UNSPEC && requestedType != layout.avType())
+        {
+            throw invalid("named AV '" + name + "' has another type: caller=" + requestedType.fiName() +
+                " file=" + layout.avType().fiName());
+        }
+        if (attr.count() != 0 && attr.count() != layout.capacity())
+        {
+            throw invalid("named AV '" + name + "' has another count: caller=" + attr.count() +
+                " file=" + layout.capacity() + " (pass 0 to accept the file's)");
+        }
+        if (domain.avAuthKey() && (layout.authKeySize() != domain.authKeySize() || layout.authKeysCapacity() == 0))
+        {
+            throw invalid("named AV '" + name + "' has another auth-key size: caller=" +
+                domain.authKeySize() + " file=" + layout.authKeySize());
+        }
+        final long mapBase = attr.mapAddr() != 0 ? attr.mapAddr() : region.storedMapBase();
+        if (region.writer() != null)
+        {
+            region.table().recoverDead();
+            region.table().finishAbandonedRebuild(region.writer());
+        }
+        final AvAttr resolved = attr.toBuilder().type(layout.avType()).count(layout.capacity()).mapAddr(mapBase).build();
+        return new Opened(region, resolved, mapBase);
+    }
+
+    private static FabricException invalid(final String detail)
+    {
+        return new FabricException("fi_av_open", FiErrno.EINVAL, detail);
+    }
+}

@@ -1,0 +1,201 @@
+package org.shmav.shm;
+
+/**
+ * The binary layout of an AV region: the file of a named AV, and the in-memory region of a private
+ * one. shm-layout.md carries the same diagrams and a field table that a unit test checks against these
+ * constants. All fields are little-endian; every section starts on a 4096-byte boundary.
+ *
+ * <pre>
+ *   +------------------------------+ 0
+ *   | header (4096 bytes)          |  fields below, segment table at 512
+ *   +------------------------------+ attachersOffset
+ *   | attachers[attachersCapacity] |  64 bytes each, see {@link AttacherDescriptor}
+ *   +------------------------------+ authKeysOffset
+ *   | authKeys[authKeysCapacity]   |  authKeyEntryLength bytes each (none without auth keys)
+ *   +------------------------------+ segment[0].slotsOffset
+ *   | slots[capacity]              |  slotLength bytes each, see {@link SlotDescriptor}
+ *   +------------------------------+ segment[0].mapOffset
+ *   | map_addr[capacity]           |  u64 fi_addr of slot i, or FI_ADDR_NOTAVAIL (all ones)
+ *   +------------------------------+ hashOffset
+ *   | hash[hashBuckets]            |  u64 buckets: address -> slot (dedup, reverse lookup)
+ *   +------------------------------+ fileLength
+ *
+ *   Header, one row per 8 bytes:
+ *    0 |                         magic "shmav-av"                           |
+ *    8 |        version (ready flag)        |          headerLength         |
+ *   16 |            addrFormat              |            addrLen            |
+ *   24 |              avType                |           slotLength          |
+ *   32 |                            capacity                                |
+ *   40 |                          mapAddrBase                               |
+ *   48 |                          creatorPid                                |
+ *   56 |                      creatorStartMillis                            |
+ *   64 |                          fileLength                                |
+ *   72 |                            avFlags                                 |
+ *   80 |            rxCtxBits               |          authKeySize          |
+ *   88 |        attachersCapacity           |        authKeysCapacity       |
+ *   96 |                        attachersOffset                             |
+ *  104 |                         authKeysOffset                             |
+ *  112 |                          hashOffset                                |
+ *  120 |                          hashBuckets                               |
+ *  128 |           segmentCount             |           reserved            |
+ *  136 |                        createdMillis                               |
+ *  192 |                      changes (own cache line)                      |
+ *  256 |             freeHint: epoch (high 32) | index (low 32)             |
+ *  320 |                   attachersHighWater                               |
+ *  384 |        hashEpoch: epoch (high 32) | rebuilder + 1 (low 32)         |
+ *  448 |                       hashUsedBase                                 |
+ *  512 | segment table: {@value #MAX_SEGMENTS} entries of {@value #SEGMENT_ENTRY_LENGTH} bytes |
+ * 1024 | free-group marks: {@value #FREE_GROUPS} bits, u64[256] (layout 1.1)          |
+ * </pre>
+ *
+ * The creator fills every field and section, then writes {@code version} last with a release store:
+ * a region whose version is 0 is not ready. Openers check magic, version and every size and offset
+ * against the real file length before touching anything else ({@link AvLayout#read}).
+ */
+public final class AvFileDescriptor
+{
+    /** "shmav-av" in ASCII, read as a little-endian u64. */
+    public static final long MAGIC = 0x76612d76616d6873L;
+    /** Layout major version: a file of another major version is refused. */
+    public static final int VERSION_MAJOR = 1;
+    /** Layout minor version: additions that older readers may ignore. */
+    public static final int VERSION_MINOR = 1;
+    /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */
+    public static final int VERSION = (VERSION_MAJOR << 16) | VERSION_MINOR;
+
+    /** Length of the header section. */
+    public static final int HEADER_LENGTH = 4096;
+    /** Every section starts on a multiple of this. */
+    public static final int SECTION_ALIGNMENT = 4096;
+
+    /** u64: {@link #MAGIC}. */
+    public static final int MAGIC_OFFSET = 0;
+    /** u32: {@link #VERSION}, written last; 0 while the region is being built. */
+    public static final int VERSION_OFFSET = 8;
+    /** u32: {@link #HEADER_LENGTH}. */
+    public static final int HEADER_LENGTH_OFFSET = 12;
+    /** u32: libfabric address format (2 FI_SOCKADDR_IN, 3 FI_SOCKADDR_IN6, 9 FI_ADDR_STR). */
+    public static final int ADDR_FORMAT_OFFSET = 16;
+    /** u32: bytes of one address (the maximum for FI_ADDR_STR). */
+    public static final int ADDR_LEN_OFFSET = 20;
+    /** u32: libfabric AV type (1 FI_AV_MAP, 2 FI_AV_TABLE). */
+    public static final int AV_TYPE_OFFSET = 24;
+    /** u32: bytes per slot. */
+    public static final int SLOT_LENGTH_OFFSET = 28;
+    /** u64: number of slots; fixed for the life of the file in layout 1. */
+    public static final int CAPACITY_OFFSET = 32;
+    /** u64: base of FI_AV_MAP fi_addr values (fi_addr = base + index). Never 0. */
+    public static final int MAP_ADDR_BASE_OFFSET = 40;
+    /** u64: pid of the creating process. */
+    public static final int CREATOR_PID_OFFSET = 48;
+    /** u64: start time of the creating process, milliseconds since the epoch. */
+    public static final int CREATOR_START_OFFSET = 56;
+    /** u64: length of the whole file; must equal the real file size. */
+    public static final int FILE_LENGTH_OFFSET = 64;
+    /** u64: the creator's AV flags that shape the AV (FI_AV_USER_ID, FI_SYMMETRIC). */
+    public static final int AV_FLAGS_OFFSET = 72;
+    /** u32: rx_ctx_bits given at creation. */
+    public static final int RX_CTX_BITS_OFFSET = 80;
+    /** u32: bytes per authorization key; 0 when the AV holds none. */
+    public static final int AUTH_KEY_SIZE_OFFSET = 84;
+    /** u32: entries in the attachers section. */
+    public static final int ATTACHERS_CAPACITY_OFFSET = 88;
+    /** u32: entries in the auth-key section. */
+    public static final int AUTH_KEYS_CAPACITY_OFFSET = 92;
+    /** u64: file offset of the attachers section. */
+    public static final int ATTACHERS_OFFSET_OFFSET = 96;
+    /** u64: file offset of the auth-key section. */
+    public static final int AUTH_KEYS_OFFSET_OFFSET = 104;
+    /** u64: file offset of the hash section. */
+    public static final int HASH_OFFSET_OFFSET = 112;
+    /** u64: number of hash buckets, a power of two. */
+    public static final int HASH_BUCKETS_OFFSET = 120;
+    /** u32: segments in use (1 in layout 1). */
+    public static final int SEGMENT_COUNT_OFFSET = 128;
+    /** u64: creation time, milliseconds since the epoch. */
+    public static final int CREATED_MILLIS_OFFSET = 136;
+    /** u64: bumped on every publish and removal; watchers poll it. On its own cache line. */
+    public static final int CHANGES_OFFSET = 192;
+    /** u64: lower bound of the lowest FREE slot (low 32 bits) and an epoch bumped by every freeing (high 32). */
+    public static final int FREE_HINT_OFFSET = 256;
+    /** u64: number of attacher entries ever taken; readers sum journals below it. */
+    public static final int ATTACHERS_HIGH_WATER_OFFSET = 320;
+    /** u64: hash epoch (high 32) and, while the hash is being rebuilt, the rebuilder's attacher index + 1 (low 32). */
+    public static final int HASH_EPOCH_OFFSET = 384;
+    /**
+     * i64: {@code changes + hashUsedBase} is about the buckets not EMPTY: a rebuild sets it to the
+     * entries it indexed, a removal subtracts 1 (it bumps {@code changes} but takes no bucket); a rebuild
+     * starts when it passes 3/4 of the buckets.
+     */
+    public static final int HASH_USED_BASE_OFFSET = 448;
+    /** Start of the segment table. */
+    public static final int SEGMENTS_OFFSET = 512;
+    /**
+     * u64[256], layout 1.1: free-group marks. Bit g (word g / 64, bit g % 64) is set while group g, the
+     * slots [g << freeGroupShift, (g + 1) << freeGroupShift), may hold a FREE slot: set by whoever frees
+     * a slot of the group, cleared by a claimer that then finds none (org.shmav.slots.FreeSlots).
+     */
+    public static final int FREE_GROUPS_OFFSET = 1024;
+    /** Free-group marks in the header. */
+    public static final int FREE_GROUPS = 16384;
+    /** Entries in the segment table. */
+    public static final int MAX_SEGMENTS = 8;
+    /** Bytes per segment-table entry. */
+    public static final int SEGMENT_ENTRY_LENGTH = 64;
+
+    /** Segment entry u64: index of the segment's first slot. */
+    public static final int SEGMENT_FIRST_INDEX = 0;
+    /** Segment entry u64: slots in the segment. */
+    public static final int SEGMENT_SLOT_COUNT = 8;
+    /** Segment entry u64: file offset of the segment's slots. */
+    public static final int SEGMENT_SLOTS_OFFSET = 16;
+    /** Segment entry u64: file offset of the segment's map_addr array. */
+    public static final int SEGMENT_MAP_OFFSET = 24;
+    /** Segment entry u32: 0 when the segment lives in this file (always, in layout 1). */
+    public static final int SEGMENT_FILE_NUMBER = 32;
+
+    /** Largest capacity: slot numbers must fit the attacher journal's 30-bit field. */
+    public static final long MAX_CAPACITY = 1L << 28;
+
+    private AvFileDescriptor()
+    {
+    }
+
+    /**
+     * log2 of the slots per free group: the smallest shift of at least 6 (64 slots) that needs at most
+     * {@link #FREE_GROUPS} groups, so 6 up to 1,048,576 slots.
+     */
+    public static int freeGroupShift(final long capacity)
+    {
+        int shift = 6;
+        while (((capacity - 1) >>> shift) >= FREE_GROUPS)
+        {
+            shift++;
+        }
+        return shift;
+    }
+
+    /** Free groups of a region of {@code capacity} slots. */
+    public static long freeGroupCount(final long capacity)
+    {
+        return ((capacity - 1) >>> freeGroupShift(capacity)) + 1;
+    }
+
+    /** Offset of the mark word holding free group {@code group}'s bit, {@code 1L << group} (Java shifts mod 64). */
+    public static int freeGroupWordOffset(final long group)
+    {
+        return FREE_GROUPS_OFFSET + (int)(group >>> 6) * Long.BYTES;
+    }
+
+    /** Offset of segment-table entry {@code segment}. */
+    public static int segmentOffset(final int segment)
+    {
+        return SEGMENTS_OFFSET + segment * SEGMENT_ENTRY_LENGTH;
+    }
+
+    /** Rounds {@code value} up to a multiple of {@code alignment} (a power of two). */
+    public static long align(final long value, final long alignment)
+    {
+        return (value + alignment - 1) & -alignment;
+    }
+}

@@ -1,0 +1,347 @@
+package org.shmav.shm;
+
+import static org.shmav.shm.AvFileDescriptor.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+
+/**
+ * The file of a named AV: name checks, atomic creation, validated attach, read-only attach, unlink.
+ * What the file holds is {@link AvLayout}'s business; what an open means for an AV is the av layer's.
+ *
+ * <p>Creation builds the whole file under a private temporary name in the same directory, writing
+ * every page (so a full file system fails here with FI_ENOSPC, never later with SIGBUS), fills it,
+ * writes the version word last, and then publishes it with a hard link to the AV's name. The link
+ * fails if the name exists, in which case the creator lost a race and attaches instead. No process
+ * ever sees a half-built file under the name, and an existing file is never re-initialised.
+ */
+public final class SharedAvFile
+{
+    /** Longest name, in UTF-8 bytes (the file name adds nothing to it). */
+    public static final int MAX_NAME_BYTES = 200;
+    /** How long an opener waits for a file's version word before calling it not ready. */
+    static final long READY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+    private static final Set<PosixFilePermission> OWNER_AND_GROUP = PosixFilePermissions.fromString("rw-rw----");
+
+    private SharedAvFile()
+    {
+    }
+
+    /** An AV file mapped and validated: its memory and the layout read from its header. */
+    public record Mapped(Memory memory, AvLayout layout)
+    {
+    }
+
+    /** File names of AVs being built start with this; no AV name does (names cannot start with '.'). */
+    public static final String TEMPORARY_PREFIX = ".shmav-tmp.";
+
+    /**
+     * The pid of the process that created temporary file {@code fileName}
+     * ({@code .shmav-tmp.<name>.<pid>.<hex>}, a new AV being built), or -1 when the name is not one.
+     */
+    public static long temporaryCreator(final String fileName)
+    {
+        if (!fileName.startsWith(TEMPORARY_PREFIX))
+        {
+            return -1;
+        }
+        final int hex = fileName.lastIndexOf('.');
+        final int pid = fileName.lastIndexOf('.', hex - 1);
+        if (pid < TEMPORARY_PREFIX.length() || hex == fileName.length() - 1)
+        {
+            return -1;
+        }
+        try
+        {
+            Long.parseUnsignedLong(fileName.substring(hex + 1), 16);
+            final long creator = Long.parseLong(fileName.substring(pid + 1, hex));
+            return creator > 0 ? creator : -1;
+        }
+        catch (final NumberFormatException e)
+        {
+            return -1;
+        }
+    }
+
+    /**
+     * The file name of AV {@code name}: as libfabric, leading slashes are dropped and spaces become
+     * underscores. FI_EINVAL for an empty name, ".", "..", a name starting with '.', one holding '/',
+     * NUL or a control character (C0, DEL or C1), one that is not valid Unicode (an unpaired surrogate,
+     * which has no UTF-8 form), or one longer than {@value #MAX_NAME_BYTES} bytes in UTF-8. Other
+     * non-ASCII names are allowed.
+     */
+    public static String fileName(final String name)
+    {
+        if (name == null)
+        {
+            throw invalid("fi_av_open", "name is null");
+        }
+        int start = 0;
+        while (start < name.length() && name.charAt(start) == '/')
+        {
+            start++;
+        }
+        final String n = name.substring(start).replace(' ', '_');
+        if (n.isEmpty() || n.charAt(0) == '.')
+        {
+            throw invalid("fi_av_open", "name '" + printable(name) + "' is empty or starts with '.'");
+        }
+        for (int i = 0; i < n.length(); i++)
+        {
+            final char c = n.charAt(i);
+            if (c == '/' || Character.isISOControl(c))
+            {
+                throw invalid("fi_av_open", "name '" + printable(name) + "' holds '/', NUL or a control character");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < n.length() && Character.isLowSurrogate(n.charAt(i + 1)))
+            {
+                i++; // a valid pair: one code point beyond U+FFFF
+            }
+            else if (Character.isSurrogate(c))
+            {
+                throw invalid("fi_av_open", "name '" + printable(name) + "' holds an unpaired surrogate: not valid UTF-8");
+            }
+        }
+        if (n.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES)
+        {
+            throw invalid("fi_av_open", "name is longer than " + MAX_NAME_BYTES + " bytes");
+        }
+        return n;
+    }
+
+    /** The path of AV {@code name} in {@code dir}; FI_EINVAL when the name is invalid or the platform cannot encode it. */
+    public static Path path(final Path dir, final String name, final String call)
+    {
+        final String fileName = fileName(name);
+        try
+        {
+            return dir.resolve(fileName);
+        }
+        catch (final java.nio.file.InvalidPathException e)
+        {
+            throw invalid(call, "name '" + printable(name) + "' cannot be a file name with sun.jnu.encoding=" +
+                System.getProperty("sun.jnu.encoding") + " (run with a UTF-8 locale, or use an ASCII name)");
+        }
+    }
+
+    /**
+     * Builds a new AV file of {@code layout} under a temporary name, lets {@code fill} initialise it
+     * (writing the version word last), and publishes it under {@code file} with a hard link. When the
+     * name exists already (another creator won) the existing file is attached instead. Returns the
+     * mapping of the file now under the name, checked like any attach.
+     */
+    public static Mapped create(final Path file, final String name, final AvLayout layout, final boolean groupAccess,
+        final Consumer<Memory> fill)
+    {
+        if (layout.fileLength() > Integer.MAX_VALUE)
+        {
+            throw new FabricException("fi_av_open", FiErrno.EINVAL, "count=" + layout.capacity() + " needs a " +
+                layout.fileLength() + "-byte file; the largest is " + Integer.MAX_VALUE);
+        }
+        final Set<PosixFilePermission> mode = groupAccess ? OWNER_AND_GROUP : OWNER_ONLY;
+        final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID + "." +
+            Long.toHexString(System.nanoTime()));
+        try
+        {
+            try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(mode)))
+            {
+                Files.setPosixFilePermissions(tmp, mode); // the umask may have dropped the group bits
+                commitPages(ch, layout.fileLength());
+                fill.accept(new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength())));
+            }
+            try
+            {
+                Files.createLink(file, tmp);
+            }
+            catch (final FileAlreadyExistsException e)
+            {
+                return attach(file, name, false); // another process created it first
+            }
+            return attach(file, name, false);
+        }
+        catch (final IOException e)
+        {
+            throw ioFailure("fi_av_open", name, file, e);
+        }
+        finally
+        {
+            try
+            {
+                Files.deleteIfExists(tmp);
+            }
+            catch (final IOException ignored)
+            {
+                // the temporary name is ours alone; a leftover is harmless and ignored by tools
+            }
+        }
+    }
+
+    /** Writes every byte of the file, so that tmpfs allocates every page now. */
+    private static void commitPages(final FileChannel ch, final long length) throws IOException
+    {
+        final ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
+        long at = 0;
+        while (at < length)
+        {
+            zeros.clear().limit((int)Math.min(zeros.capacity(), length - at));
+            at += ch.write(zeros, at);
+        }
+    }
+
+    /** Maps an existing AV file and checks it; FI_ENOENT, FI_EACCES or FI_EINVAL with the reason when it cannot be used. */
+    public static Mapped attach(final Path file, final String name, final boolean readOnly)
+    {
+        final Memory m = map(file, name, readOnly, "fi_av_open");
+        final long deadline = System.nanoTime() + READY_WAIT_NANOS;
+        while (m.getLong(MAGIC_OFFSET) == MAGIC && m.getIntAcquire(VERSION_OFFSET) == 0)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw invalid("fi_av_open", "named AV '" + name + "' never became ready (version word is 0): " +
+                    "its creator died; remove it with 'shmav rm " + name + "'");
+            }
+            Thread.onSpinWait();
+        }
+        try
+        {
+            final AvLayout layout = AvLayout.read(m, m.capacity());
+            return new Mapped(m, layout);
+        }
+        catch (final AvLayout.LayoutException e)
+        {
+            throw new FabricException("fi_av_open", e.errno(), "named AV '" + name + "' (" + file + "): " + e.getMessage());
+        }
+    }
+
+    /** Maps a file read-only or read-write after checking it is a regular file of a size a region can have. */
+    public static Memory map(final Path file, final String name, final boolean readOnly, final String call)
+    {
+        if (Files.isSymbolicLink(file))
+        {
+            throw invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
+        }
+        // Checked before opening: opening a FIFO blocks until a writer comes, possibly forever.
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS))
+        {
+            throw invalid(call, "'" + file + "' is not a regular file");
+        }
+        final Set<OpenOption> options = readOnly
+            ? Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
+            : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        try (FileChannel ch = FileChannel.open(file, options))
+        {
+            final long size = ch.size();
+            if (size < HEADER_LENGTH || size > Integer.MAX_VALUE)
+            {
+                throw invalid(call, "named AV '" + name + "' (" + file + ") is " + size +
+                    " bytes: not a shmav AV, or truncated");
+            }
+            return new Memory(ch.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0, size));
+        }
+        catch (final IOException e)
+        {
+            throw ioFailure(call, name, file, e);
+        }
+    }
+
+    /** {@code Domain.unlinkAv}: removes the file only when it is a valid shmav AV. */
+    public static boolean unlink(final Path dir, final String name)
+    {
+        final Path file = path(dir, name, "fi_av_unlink");
+        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
+        {
+            return false;
+        }
+        final Memory m = map(file, name, true, "fi_av_unlink");
+        try
+        {
+            AvLayout.read(m, m.capacity());
+        }
+        catch (final AvLayout.LayoutException e)
+        {
+            throw invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV, so it was left alone: " + e.getMessage());
+        }
+        try
+        {
+            return Files.deleteIfExists(file);
+        }
+        catch (final IOException e)
+        {
+            throw ioFailure("fi_av_unlink", name, file, e);
+        }
+    }
+
+    private static FabricException ioFailure(final String call, final String name, final Path file, final IOException e)
+    {
+        if (e instanceof NoSuchFileException)
+        {
+            return new FabricException(call, FiErrno.ENOENT, "named AV '" + name + "' does not exist in " +
+                file.getParent(), e);
+        }
+        if (e instanceof AccessDeniedException)
+        {
+            return new FabricException(call, FiErrno.EACCES, "no permission to open '" + file +
+                "': it belongs to another user or group", e);
+        }
+        final String reason = String.valueOf(e.getMessage());
+        if (reason.contains("No space left") || reason.contains("Disk quota"))
+        {
+            return new FabricException(call, FiErrno.ENOSPC, "no space for named AV '" + name + "' in " +
+                file.getParent() + ": free space there or use a smaller count", e);
+        }
+        if (reason.contains("File too large"))
+        {
+            return new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' does not fit under this " +
+                "process's file size limit (RLIMIT_FSIZE, ulimit -f): raise it or use a smaller count", e);
+        }
+        if (e instanceof FileSystemException && reason.contains("symbolic links"))
+        {
+            return invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
+        }
+        return new FabricException(call, FiErrno.EIO, "I/O error on '" + file + "': " + reason, e);
+    }
+
+    private static String printable(final String s)
+    {
+        final StringBuilder b = new StringBuilder();
+        for (final char c : s.toCharArray())
+        {
+            if (Character.isISOControl(c) || Character.isSurrogate(c))
+            {
+                b.append(String.format("\\u%04x", (int)c));
+            }
+            else
+            {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    private static FabricException invalid(final String call, final String detail)
+    {
+        return new FabricException(call, FiErrno.EINVAL, detail);
+    }
+}

@@ -1,0 +1,112 @@
+package org.shmav.shm;
+
+/**
+ * One slot of the slot table: the entry at one index.
+ *
+ * <pre>
+ *   0 |                state word (see below)                 |
+ *   8 |                user id (FI_ADDR_NOTAVAIL = unset)     |
+ *  16 |          auth-key handle (FI_ADDR_NOTAVAIL = none)    |
+ *  24 |         addrLen (u32)        |      reserved (u32)    |
+ *  32 | address bytes (addrLen bytes, padded to 8) ...        |
+ *     slotLength = align(32 + align(maxAddrLen, 8), 64)
+ *
+ *   state word, u64:
+ *   63                      36 35                       4 3      0
+ *   +-------------------------+--------------------------+--------+
+ *   |  generation (28 bits)   | payload (32 bits)        | state  |
+ *   +-------------------------+--------------------------+--------+
+ *   payload = reference count while VALID, owner's attacher index while CLAIMED or REMOVING.
+ *
+ *            CAS (claim)            CAS (publish)
+ *   FREE(g) ------------> CLAIMED(a,g) -------------> VALID(refs,g) --+ CAS refs+1 / refs-1
+ *     ^                      |                           |     ^------+
+ *     |   CAS (undo: dup,     |                           | CAS (last reference)
+ *     |   full, dead owner)   v                           v
+ *     +------------------- FREE(g+1) <------------- REMOVING(a,g)
+ *                                    CAS (finish)
+ * </pre>
+ *
+ * Only the CAS that moves a slot out of FREE makes a process its writer. The address bytes are
+ * written while CLAIMED and never change until the slot is FREE again with a new generation, so a
+ * reader that sees the same generation and VALID before and after copying has an untorn copy.
+ */
+public final class SlotDescriptor
+{
+    /** u64: state, payload and generation. */
+    public static final int STATE_OFFSET = 0;
+    /** u64: user id set with FI_AV_USER_ID or setUserId. */
+    public static final int USER_ID_OFFSET = 8;
+    /** u64: auth-key handle the address is bound to, or FI_ADDR_NOTAVAIL. */
+    public static final int AUTH_KEY_OFFSET = 16;
+    /** u32: bytes of the stored address. */
+    public static final int ADDR_LEN_OFFSET = 24;
+    /** First address byte. */
+    public static final int ADDR_OFFSET = 32;
+
+    /** Slot never used, or freed. */
+    public static final int FREE = 0;
+    /** A writer owns the slot and is filling it. */
+    public static final int CLAIMED = 1;
+    /** Published: lookups see it. */
+    public static final int VALID = 2;
+    /** The last reference was dropped; a writer is taking it out of the index. */
+    public static final int REMOVING = 3;
+
+    static final int STATE_BITS = 4;
+    static final long STATE_MASK = (1L << STATE_BITS) - 1;
+    static final int PAYLOAD_SHIFT = 4;
+    static final long PAYLOAD_MASK = 0xFFFF_FFFFL << PAYLOAD_SHIFT;
+    static final int GENERATION_SHIFT = 36;
+    static final long GENERATION_MASK = (1L << 28) - 1;
+    /** Most references one entry can hold. */
+    public static final long MAX_REFS = 0xFFFF_FFFFL;
+
+    private SlotDescriptor()
+    {
+    }
+
+    /** Bytes per slot for addresses of at most {@code maxAddrLen} bytes. */
+    public static int slotLength(final int maxAddrLen)
+    {
+        return (int)AvFileDescriptor.align(ADDR_OFFSET + AvFileDescriptor.align(maxAddrLen, 8), 64);
+    }
+
+    public static int state(final long word)
+    {
+        return (int)(word & STATE_MASK);
+    }
+
+    public static long payload(final long word)
+    {
+        return (word & PAYLOAD_MASK) >>> PAYLOAD_SHIFT;
+    }
+
+    public static long generation(final long word)
+    {
+        return word >>> GENERATION_SHIFT;
+    }
+
+    public static long word(final int state, final long payload, final long generation)
+    {
+        return ((generation & GENERATION_MASK) << GENERATION_SHIFT) | (payload << PAYLOAD_SHIFT) | state;
+    }
+
+    /** The same slot incarnation: equal state and generation (references may differ). */
+    public static boolean sameIncarnation(final long a, final long b)
+    {
+        return (a & ~PAYLOAD_MASK) == (b & ~PAYLOAD_MASK);
+    }
+
+    public static String stateName(final int state)
+    {
+        switch (state)
+        {
+            case FREE: return "FREE";
+            case CLAIMED: return "CLAIMED";
+            case VALID: return "VALID";
+            case REMOVING: return "REMOVING";
+            default: return "?" + state;
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.AvFileDescriptor.FREE_HINT_OFFSET;
+import static org.shmav.shm.SlotDescriptor.*;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.AvFileDescriptor;
+
+/**
+ * Finds and claims the lowest FREE slot of a region, and hands freed slots back to that search.
+ *
+ * <p>Two words of the header guide the search; neither confers ownership, the CAS of a slot's state
+ * word from FREE to CLAIMED does:
+ * <ul>
+ * <li>{@code freeHint}: no slot below its index is FREE, as of its epoch, which every freeing bumps.</li>
+ * <li>Free-group marks: slots are grouped by index ({@link AvFileDescriptor#freeGroupShift}) and a
+ * group's bit is set while it may hold a FREE slot. Whoever frees a slot marks its group; a claimer
+ * that finds a marked group full clears the mark and then reads every state word of the group again,
+ * marking it back if a slot is FREE. The freer's CAS and mark read and the claimer's mark clear and
+ * state reads are all sequentially consistent, so a FREE slot's group is marked, except in the moment
+ * between its freeing CAS and the mark.</li>
+ * </ul>
+ * So a claim visits only marked groups from the hint up, in a time that does not grow with the number
+ * of entries, where a scan of every slot state from the hint would (remove-then-reinsert was
+ * proportional to the distance between the hint and the freed slot).
+ *
+ * <p>A slot freed by a writer that died before marking, and every slot of a layout 1.0 file (whose
+ * marks are all zero), is found by the slot-by-slot scan that runs when no marked group has a FREE
+ * slot.
+ */
+final class FreeSlots
+{
+    private static final long INDEX_MASK = 0xFFFF_FFFFL;
+
+    private final Memory m;
+    private final AvLayout layout;
+    private final long capacity;
+    private final int groupShift;
+    private final long groupCount;
+
+    FreeSlots(final Memory m, final AvLayout layout)
+    {
+        this.m = m;
+        this.layout = layout;
+        this.capacity = layout.capacity();
+        this.groupShift = AvFileDescriptor.freeGroupShift(capacity);
+        this.groupCount = AvFileDescriptor.freeGroupCount(capacity);
+    }
+
+    /** Marks every group of a new region, whose slots are all FREE. */
+    static void markAll(final Memory m, final long capacity)
+    {
+        final long groups = AvFileDescriptor.freeGroupCount(capacity);
+        for (long g = 0; g < groups; g += Long.SIZE)
+        {
+            final long left = groups - g;
+            m.putLong(AvFileDescriptor.freeGroupWordOffset(g), left >= Long.SIZE ? -1L : (1L << left) - 1);
+        }
+    }
+
+    /**
+     * CASes the lowest FREE slot from FREE(g) to CLAIMED(w, g) and returns its index, or -1 when no
+     * slot is FREE.
+     *
+     * <p>The search starts at the hint, or further up at the writer's own {@code nextFree} when no
+     * freeing has bumped the hint's epoch since this writer's last claim set it (no slot below it was
+     * FREE then, and none has been freed since). The shared hint is then moved only when a claim leaves
+     * the hint's free group: a CAS on a line that every writer reads, once per 64 claims instead of
+     * on every one; another writer starting from the older hint reads at most the rest of that group.
+     * (The epoch has 32 bits: a writer idle for a multiple of 2^32 freeings would start too high,
+     * which could only hand out a higher slot first, never one slot twice.)
+     */
+    long claimLowest(final SlotTable.Writer w)
+    {
+        final long hint = m.getLongVolatile(FREE_HINT_OFFSET);
+        final long shared = Math.min(hint & INDEX_MASK, capacity);
+        final long epoch = hint >>> 32;
+        final long start = epoch == w.hintEpoch ? Math.max(shared, Math.min(w.nextFree, capacity)) : shared;
+        long slot = claimMarked(w.index, start);
+        if (slot < 0)
+        {
+            slot = scan(w.index, start); // a FREE slot whose group was never marked (see the class comment)
+        }
+        if (slot >= 0)
+        {
+            // [start, slot) held no FREE slot when searched; while no freeing bumps the epoch, the
+            // lowest FREE slot is above slot.
+            w.hintEpoch = epoch;
+            w.nextFree = slot + 1;
+            if ((slot + 1) >>> groupShift != shared >>> groupShift)
+            {
+                m.compareAndSetLong(FREE_HINT_OFFSET, hint, (hint & ~INDEX_MASK) | (slot + 1));
+            }
+            return slot;
+        }
+        w.hintEpoch = -1;
+        return start > 0 ? scan(w.index, 0) : -1; // the hint is stale only after a writer died mid-removal
+    }
+
+    /**
+     * Slot {@code index} has just become FREE: lower the hint to it with a new epoch, then mark its
+     * group. The mark is written only when clear; a claimer that clears it afterwards sees the slot.
+     */
+    void freed(final long index)
+    {
+        while (true)
+        {
+            final long hint = m.getLongVolatile(FREE_HINT_OFFSET);
+            final long low = Math.min(hint & INDEX_MASK, index);
+            final long epoch = (hint >>> 32) + 1;
+            if (m.compareAndSetLong(FREE_HINT_OFFSET, hint, (epoch << 32) | low))
+            {
+                break;
+            }
+        }
+        final long group = index >>> groupShift;
+        final long bit = 1L << group;
+        if ((m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(group)) & bit) == 0)
+        {
+            m.getAndBitwiseOrLong(AvFileDescriptor.freeGroupWordOffset(group), bit);
+        }
+    }
+
+    /** The lowest FREE slot at or above {@code from} in a marked group, claimed; or -1. */
+    private long claimMarked(final int owner, final long from)
+    {
+        for (long group = nextMarked(from >>> groupShift); group >= 0; group = nextMarked(group + 1))
+        {
+            final long first = group << groupShift;
+            final long end = Math.min(capacity, first + (1L << groupShift));
+            long slot = claimIn(owner, Math.max(from, first), end);
+            if (slot == end - 1)
+            {
+                settle(group, first, end, -1); // filled the group up: clear its mark as we go
+            }
+            else if (slot < 0 && from <= first)
+            {
+                slot = settle(group, first, end, owner); // a stale mark: clear it
+            }
+            if (slot >= 0)
+            {
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Claims the first FREE slot of [first, end), or returns -1. map_addr (8 bytes a slot, all ones
+     * unless the slot is VALID, reset before every freeing) says which state words to read.
+     */
+    private long claimIn(final int owner, final long first, final long end)
+    {
+        for (long i = first; i < end; i++)
+        {
+            if (m.getLong(layout.map(i)) == -1L && tryClaim(owner, i))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Clears the mark of a group believed full, then reads every state word of the group: a slot freed
+     * before the clear is FREE here (its freer either saw the mark still set before the clear, or sees
+     * it cleared and sets it again). If one is, the mark is set back and, with {@code owner >= 0}, the
+     * slot claimed. Returns the slot claimed or -1.
+     */
+    private long settle(final long group, final long first, final long end, final int owner)
+    {
+        final int word = AvFileDescriptor.freeGroupWordOffset(group);
+        final long bit = 1L << group;
+        m.getAndBitwiseAndLong(word, ~bit);
+        for (long i = first; i < end; i++)
+        {
+            if (state(m.getLongVolatile(layout.slot(i) + STATE_OFFSET)) == FREE)
+            {
+                m.getAndBitwiseOrLong(word, bit);
+                if (owner < 0)
+                {
+                    return -1;
+                }
+                if (tryClaim(owner, i))
+                {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** Every slot from {@code from} up, one state word at a time: the first FREE one claimed, or -1. */
+    private long scan(final int owner, final long from)
+    {
+        for (long i = from; i < capacity; i++)
+        {
+            if (tryClaim(owner, i))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private boolean tryClaim(final int owner, final long index)
+    {
+        final int offset = layout.slot(index) + STATE_OFFSET;
+        final long s = m.getLongVolatile(offset);
+        return state(s) == FREE && m.compareAndSetLong(offset, s, word(CLAIMED, owner, generation(s)));
+    }
+
+    /** The first marked group at or above {@code group}, or -1. */
+    private long nextMarked(final long group)
+    {
+        if (group >= groupCount)
+        {
+            return -1;
+        }
+        long word = group >>> 6;
+        long bits = m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(group)) & (-1L << group);
+        final long lastWord = (groupCount - 1) >>> 6;
+        while (bits == 0)
+        {
+            if (++word > lastWord)
+            {
+                return -1;
+            }
+            bits = m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(word << 6));
+        }
+        final long found = (word << 6) + Long.numberOfTrailingZeros(bits);
+        return found < groupCount ? found : -1; // bits past the last group: only in a corrupted file
+    }
+
+}

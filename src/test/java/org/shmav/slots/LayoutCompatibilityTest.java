@@ -1,0 +1,107 @@
+package org.shmav.slots;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.Addresses;
+import org.shmav.AvAttr;
+import org.shmav.AvTestSupport;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+
+/** A layout 1.1 process opens and uses a layout 1.0 file: four hash buckets per slot, no free-group marks. */
+class LayoutCompatibilityTest
+{
+    private static final long CAPACITY = 300;
+
+    private Path dir;
+
+    @BeforeEach
+    void directory()
+    {
+        dir = AvTestSupport.newShmDirectory("layoutcompat");
+    }
+
+    @AfterEach
+    void cleanUp()
+    {
+        AvTestSupport.deleteRecursively(dir);
+    }
+
+    /** Writes an empty AV file of layout 1.{@code minor} with {@code buckets} hash buckets and no free-group marks. */
+    private Path writeFile(final String name, final int minor, final long buckets) throws IOException
+    {
+        final AvLayout layout = AvLayout.compute(AddrFormat.SOCKADDR_IN, AvType.TABLE, CAPACITY, 1024, 0, 0, buckets);
+        final Path file = dir.resolve(name);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE))
+        {
+            ch.write(ByteBuffer.allocate(1), layout.fileLength() - 1);
+            final Memory m = new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
+            Region.initialize(m, layout, 1L << 32, 0, 0);
+            for (int word = 0; word < AvFileDescriptor.FREE_GROUPS / 64; word++)
+            {
+                m.putLong(AvFileDescriptor.FREE_GROUPS_OFFSET + word * Long.BYTES, 0L);
+            }
+            m.setIntRelease(AvFileDescriptor.VERSION_OFFSET, AvFileDescriptor.VERSION_MAJOR << 16 | minor);
+        }
+        return file;
+    }
+
+    private static ByteBuffer address(final int i)
+    {
+        return Addresses.toSockaddr(new InetSocketAddress("10.9." + (i >>> 8) + "." + (i & 255), 7000));
+    }
+
+    @Test
+    void shouldInsertRemoveAndReinsertInALayout10File() throws IOException
+    {
+        writeFile("old", 0, AvLayout.hashBucketsFor(CAPACITY) * 2);
+        try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+             AddressVector av = d.openAv(AvAttr.builder().name("old").build()))
+        {
+            final long[] fiAddr = new long[1];
+            for (int i = 0; i < CAPACITY; i++)
+            {
+                assertEquals(1, av.insert(address(i), 1, fiAddr, 0, null));
+                assertEquals(i, fiAddr[0], "slots are handed out in order without marks");
+            }
+            fiAddr[0] = 123;
+            av.remove(fiAddr, 1, 0);
+            assertEquals(1, av.insert(address(1000), 1, fiAddr, 0, null));
+            assertEquals(123, fiAddr[0], "the freed slot is found again");
+            assertEquals(123, av.reverseLookup(address(1000)));
+            assertEquals(7, av.reverseLookup(address(7)));
+            assertEquals(CAPACITY, av.count());
+        }
+    }
+
+    @Test
+    void shouldRefuseABucketCountNoLayoutWrites() throws IOException
+    {
+        writeFile("odd", 1, AvLayout.hashBucketsFor(CAPACITY) * 4);
+        try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build()))
+        {
+            final FabricException e = assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("odd").build()));
+            assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package org.shmav.slots;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+import org.junit.jupiter.api.Test;
+import org.shmav.AddrFormat;
+import org.shmav.Addresses;
+import org.shmav.AvType;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+
+/** The slot protocol on a private region: index churn, rebuilds and recovery bookkeeping. */
+class SlotTableTest
+{
+    private static final long CAPACITY = 64;
+
+    private static Region region()
+    {
+        return Region.allocatePrivate(AvLayout.compute(AddrFormat.SOCKADDR_IN, AvType.TABLE, CAPACITY, 4, 0, 0), 1L << 32, 0, 0);
+    }
+
+    private static ByteBuffer address(final int i)
+    {
+        return Addresses.toSockaddr(new InetSocketAddress("10.1." + (i >>> 8 & 255) + "." + (i & 255), 4000 + (i % 1000) + 1));
+    }
+
+    private static long insert(final Region r, final ByteBuffer a)
+    {
+        return r.table().insert(r.writer(), a, a.position(), a.remaining(), -1L, Long.MIN_VALUE, 0);
+    }
+
+    @Test
+    void shouldKeepInsertingDistinctAddressesUnderChurnFarBeyondTheBucketCount()
+    {
+        final Region r = region();
+        final long buckets = r.layout().hashBuckets();
+        // Fill half, then churn: every round removes one entry and inserts a never-seen address.
+        for (int i = 0; i < CAPACITY / 2; i++)
+        {
+            assertEquals(i, insert(r, address(i)));
+        }
+        for (int round = 0; round < buckets * 20; round++)
+        {
+            final long victim = round % (CAPACITY / 2);
+            assertEquals(0, r.table().remove(r.writer(), victim));
+            final ByteBuffer fresh = address((int)(CAPACITY + round));
+            assertEquals(victim, insert(r, fresh), "round " + round); // lowest free index is the one just freed
+            assertEquals(victim, r.table().reverseLookup(fresh, 0, fresh.remaining(), -1L));
+        }
+        assertEquals(CAPACITY / 2, r.table().count());
+        // Every live entry is still found through the index after all those rebuilds.
+        for (long i = 0; i < CAPACITY / 2; i++)
+        {
+            final ByteBuffer out = ByteBuffer.allocate(16);
+            assertEquals(16, r.table().lookup(i, out));
+            assertEquals(i, r.table().reverseLookup(out, 0, 16, -1L));
+        }
+        assertTrue(r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET) >>> 32 >= 20, "the index was rebuilt");
+    }
+
+    @Test
+    void shouldShareOneSlotBetweenDuplicatesAcrossRebuilds()
+    {
+        final Region r = region();
+        final ByteBuffer a = address(1);
+        assertEquals(0, insert(r, a));
+        r.table().rebuildIndex(r.writer());
+        assertEquals(0, insert(r, a)); // found through the rebuilt index: a reference, not a second slot
+        assertEquals(1, r.table().count());
+        assertEquals(0, r.table().remove(r.writer(), 0));
+        assertTrue(r.table().isValid(0));
+        assertEquals(0, r.table().remove(r.writer(), 0));
+        assertEquals(0, r.table().count());
+        assertEquals(-1, r.table().reverseLookup(a, 0, a.remaining(), -1L));
+    }
+
+    @Test
+    void shouldReportAFullTable()
+    {
+        final Region r = region();
+        for (int i = 0; i < CAPACITY; i++)
+        {
+            assertEquals(i, insert(r, address(i)));
+        }
+        assertEquals(-org.shmav.FiErrno.ENOSPC, insert(r, address(1000)));
+        assertEquals(0, r.table().remove(r.writer(), 17));
+        assertEquals(17, insert(r, address(1000)));
+    }
+
+    @Test
+    void shouldFinishARebuildWhoseRebuilderDied()
+    {
+        final Region r = region();
+        final ByteBuffer a = address(3);
+        assertEquals(0, insert(r, a));
+        // A rebuild marked by attacher 2, which holds no token (its process is gone), left mid-way:
+        // every bucket already cleared.
+        final long marked = (7L << 32) | 3;
+        r.memory().putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, marked);
+        for (long b = 0; b < r.layout().hashBuckets(); b++)
+        {
+            r.memory().putLong(r.layout().bucket(b), 0L);
+        }
+        assertEquals(0, r.table().reverseLookup(a, 0, a.remaining(), -1L), "a miss is confirmed by a scan meanwhile");
+        assertTrue(r.table().finishAbandonedRebuild(r.writer()));
+        assertEquals(7L << 32, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET));
+        assertEquals(0, insert(r, a)); // the rebuilt index finds the entry: a reference, not a second slot
+        assertEquals(1, r.table().count());
+    }
+}
