@@ -1,0 +1,90 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.AttacherDescriptor.*;
+
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.Processes;
+
+/**
+ * The attachers table: each writing process takes one entry, the owner named in its claims, and keeps
+ * its journal there; the AV's count is the sum of the journals.
+ *
+ * <pre>
+ *   token: 0 --CAS (attach)--> owner token --CAS (detach)--> 0
+ *                                  \--(owner dies)--> recovered, then 0 ({@link Recovery})
+ *   attachersHighWater: raised by CAS to at least (entry + 1) after an entry is taken; never lowered
+ * </pre>
+ *
+ * Invariants: an entry has one owner at a time (the CAS from 0); readers sum the journals of the
+ * entries below the high-water mark, which covers every entry ever taken; a detached entry keeps
+ * its journal delta for the next owner, so the sum stays the count. Thread-safe.
+ */
+final class Attachers
+{
+    private final Memory m;
+    private final AvLayout layout;
+    private final Recovery recovery;
+
+    Attachers(final Memory m, final AvLayout layout, final Recovery recovery)
+    {
+        this.m = m;
+        this.layout = layout;
+        this.recovery = recovery;
+    }
+
+    /** See {@link SlotTable#attach}. */
+    SlotTable.Writer attach()
+    {
+        for (int pass = 0; pass < 2; pass++)
+        {
+            for (int a = 0; a < layout.attachersCapacity(); a++)
+            {
+                final int entry = layout.attacher(a);
+                if (m.getLongVolatile(entry + TOKEN_OFFSET) == 0 &&
+                    m.compareAndSetLong(entry + TOKEN_OFFSET, 0L, Processes.SELF_TOKEN))
+                {
+                    m.putLong(entry + PID_OFFSET, Processes.SELF_PID);
+                    m.putLong(entry + START_MILLIS_OFFSET, Processes.SELF_START_MILLIS);
+                    m.setLongRelease(entry + ATTACHED_MILLIS_OFFSET, System.currentTimeMillis());
+                    raiseHighWater(a + 1);
+                    return new SlotTable.Writer(m, a, entry);
+                }
+            }
+            recovery.recoverDead();
+        }
+        return null;
+    }
+
+    /** Gives the entry back; its journal delta stays for the next owner. */
+    void detach(final SlotTable.Writer w)
+    {
+        m.compareAndSetLong(w.entry + TOKEN_OFFSET, Processes.SELF_TOKEN, 0L);
+    }
+
+    /** Entries valid now: the sum of every attacher entry's journal delta. */
+    long count()
+    {
+        final long highWater = Math.min(m.getLongAcquire(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
+            layout.attachersCapacity());
+        long count = 0;
+        for (int a = 0; a < highWater; a++)
+        {
+            count += delta(m.getLongAcquire(layout.attacher(a) + JOURNAL_OFFSET));
+        }
+        return count;
+    }
+
+    private void raiseHighWater(final long value)
+    {
+        while (true)
+        {
+            final long hw = m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET);
+            if (hw >= value || m.compareAndSetLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, hw, value))
+            {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.AttacherDescriptor.*;
+
+import java.util.concurrent.locks.LockSupport;
+
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+
+/**
+ * The writer phase and the index rebuild: tombstones left by removals become EMPTY buckets again
+ * only while no writer is inside an insert or removal.
+ *
+ * <pre>
+ *   hashEpoch:  epoch|0 --CAS (rebuilder a marks)--> epoch+1|a+1 --wait for phases 0, rebuild--> epoch+1|0
+ *                                  \--(a died)--> CAS epoch+1|b+1 by a writer that takes the rebuild over
+ *   phase (per attacher): 0 --volatile 1 (enter)--> 1 --release 0 (exit)--> 0
+ * </pre>
+ *
+ * Invariants: a rebuilder sets the epoch word and then waits for every phase word to be 0; a writer
+ * sets its phase word and then reads the epoch word; both are volatile (sequentially consistent), so
+ * either the writer sees the rebuild and waits, or the rebuilder sees the writer. A rebuild whose
+ * rebuilder died is finished by the next writer that meets it. Readers that overlap a rebuild see
+ * the epoch change and fall back to scanning the slots. Thread-safe: it holds no state of its own.
+ */
+final class IndexRebuild
+{
+    private final Memory m;
+    private final AvLayout layout;
+    private final DedupIndex index;
+    private final Recovery recovery;
+
+    IndexRebuild(final Memory m, final AvLayout layout, final DedupIndex index, final Recovery recovery)
+    {
+        this.m = m;
+        this.layout = layout;
+        this.index = index;
+        this.recovery = recovery;
+    }
+
+    /**
+     * True when the hash may be running out of EMPTY buckets. Buckets never go back to EMPTY except
+     * by a rebuild, and a bucket is taken by each publish, so {@code changes + hashUsedBase} (the
+     * entries the last rebuild indexed, plus publishes since: a removal adds 1 to one and subtracts 1
+     * from the other) is about the buckets in use. It misses a bucket taken by an insert that then gave
+     * its slot back to a duplicate; an insert that finds no EMPTY bucket asks for a rebuild itself.
+     */
+    boolean indexCrowded()
+    {
+        final long used = m.getLongVolatile(AvFileDescriptor.CHANGES_OFFSET) +
+            m.getLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET);
+        return used > (layout.hashBuckets() >>> 2) * 3;
+    }
+
+    /**
+     * Marks this writer as inside an insert, unless an index rebuild runs: then it waits for the
+     * rebuild (taking it over if its rebuilder died). False when a live rebuilder kept going past the
+     * deadline.
+     */
+    boolean enterPhase(final SlotTable.Writer w)
+    {
+        long deadline = Waits.NO_DEADLINE;
+        while (true)
+        {
+            m.setLongVolatile(w.entry + PHASE_OFFSET, 1);
+            final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
+            if ((epoch & 0xFFFF_FFFFL) == 0)
+            {
+                return true;
+            }
+            m.setLongVolatile(w.entry + PHASE_OFFSET, 0);
+            deadline = Waits.startWaiting(deadline);
+            if (!awaitRebuild(w, epoch, deadline))
+            {
+                return false;
+            }
+        }
+    }
+
+    void exitPhase(final SlotTable.Writer w)
+    {
+        m.setLongRelease(w.entry + PHASE_OFFSET, 0);
+    }
+
+    /** True when the rebuild marked in {@code epoch} has a live rebuilder (an index out of range has none). */
+    private boolean rebuilderAlive(final long epoch)
+    {
+        final long rebuilder = (epoch & 0xFFFF_FFFFL) - 1;
+        return rebuilder >= 0 && rebuilder < layout.attachersCapacity() && recovery.ownerAlive((int)rebuilder);
+    }
+
+    /** Waits for the rebuild marked in {@code epoch} to end; takes it over if its rebuilder died. */
+    private boolean awaitRebuild(final SlotTable.Writer w, final long epoch, final long deadline)
+    {
+        while (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) == epoch)
+        {
+            if (!rebuilderAlive(epoch))
+            {
+                final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
+                if (m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine))
+                {
+                    rebuildAs(w, mine);
+                }
+                return true;
+            }
+            if (Waits.passed(deadline))
+            {
+                return false;
+            }
+            LockSupport.parkNanos(10_000);
+        }
+        return true;
+    }
+
+    /** See {@link SlotTable#finishAbandonedRebuild}. */
+    boolean finishAbandonedRebuild(final SlotTable.Writer w)
+    {
+        final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
+        if ((epoch & 0xFFFF_FFFFL) == 0 || rebuilderAlive(epoch))
+        {
+            return false;
+        }
+        final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
+        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && rebuildAs(w, mine);
+    }
+
+    /** See {@link SlotTable#rebuildIndex}. */
+    boolean rebuildIndex(final SlotTable.Writer w)
+    {
+        final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
+        if ((epoch & 0xFFFF_FFFFL) != 0)
+        {
+            awaitRebuild(w, epoch, System.nanoTime() + Waits.CLAIM_WAIT_NANOS);
+            return false; // someone else rebuilt
+        }
+        final long mine = (((epoch >>> 32) + 1) << 32) | (w.index + 1);
+        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && rebuildAs(w, mine);
+    }
+
+    private boolean rebuildAs(final SlotTable.Writer w, final long mine)
+    {
+        final long idle = mine & 0xFFFF_FFFF_0000_0000L;
+        final long deadline = System.nanoTime() + Waits.CLAIM_WAIT_NANOS;
+        final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
+            layout.attachersCapacity());
+        for (int a = 0; a < highWater; a++)
+        {
+            while (a != w.index && m.getLongVolatile(layout.attacher(a) + PHASE_OFFSET) != 0)
+            {
+                if (m.getLongVolatile(layout.attacher(a) + TOKEN_OFFSET) == 0)
+                {
+                    // No owner, so nobody inside an insert (only a corrupted file has such a phase word).
+                    // Whoever takes the entry later sets its phase, then sees our mark and waits.
+                    break;
+                }
+                if (!recovery.ownerAlive(a))
+                {
+                    recovery.recoverAttacher(a); // undoes its claims and clears its phase
+                }
+                if (Waits.passed(deadline))
+                {
+                    m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle);
+                    return false;
+                }
+                LockSupport.parkNanos(10_000);
+            }
+        }
+        index.rebuildBuckets();
+        m.setLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET, idle);
+        return true;
+    }
+}

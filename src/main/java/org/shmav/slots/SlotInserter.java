@@ -1,0 +1,407 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.AttacherDescriptor.*;
+import static org.shmav.shm.SlotDescriptor.*;
+import static org.shmav.slots.DedupIndex.EMPTY;
+import static org.shmav.slots.DedupIndex.TOMBSTONE;
+
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
+
+import org.shmav.FiErrno;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+
+/**
+ * The writer's insert: probe the index, claim the lowest FREE slot, fill it, index it, publish it.
+ *
+ * <pre>
+ *   probe: key VALID at t? ---------------------------------------> CAS refs+1 on t, return t
+ *          key CLAIMED at t by a live writer? --> wait (bounded), probe again; a dead one: recover t
+ *   claim: FREE(g) --CAS--> CLAIMED(a,g)                       ({@link FreeSlots}, or slot i for insertAt)
+ *   fill:  addrLen, address bytes, auth key, user id          (plain: nobody reads a CLAIMED payload)
+ *   index: first EMPTY bucket of the probe sequence --CAS--> tag|slot+1, every bucket before it checked
+ *          (the key turned up meanwhile: undo the claim, take a reference on the other slot)
+ *   publish: map_addr (release), journal OP_PUBLISH, CAS CLAIMED(a,g) -> VALID(1,g), journal delta+1
+ * </pre>
+ *
+ * Invariants: a key is indexed only after its bytes are written, so an inserter of the same key can
+ * compare them; one slot per key across processes (the index's first-EMPTY rule); FI_AV_TABLE gets
+ * the lowest FREE slot; the journal names the publish before its CAS, so the count stays exact
+ * whatever instruction the writer dies at. Runs inside the writer phase ({@link IndexRebuild}).
+ * Thread-safe for distinct writers; one {@link SlotTable.Writer} is used by one thread at a time.
+ */
+final class SlotInserter
+{
+    static final int NO_MATCH = -1;
+    static final int RETRY = -2;
+    /** No EMPTY bucket on the probe sequence: the index needs a rebuild. Never returned to callers. */
+    static final long INDEX_FULL = -1_000_000L;
+    /** Index rebuilds one insert asks for before it reports FI_ENOSPC. */
+    private static final int MAX_REBUILDS = 3;
+
+    private final Memory m;
+    private final AvLayout layout;
+    private final long capacity;
+    private final long bucketMask;
+    private final SlotReader reader;
+    private final DedupIndex dedup;
+    private final FreeSlots free;
+    private final SlotRemover remover;
+    private final Recovery recovery;
+    private final IndexRebuild rebuild;
+
+    SlotInserter(final Memory m, final AvLayout layout, final SlotReader reader, final DedupIndex index,
+        final FreeSlots free, final SlotRemover remover, final Recovery recovery, final IndexRebuild rebuild)
+    {
+        this.m = m;
+        this.layout = layout;
+        this.capacity = layout.capacity();
+        this.bucketMask = index.bucketMask();
+        this.reader = reader;
+        this.dedup = index;
+        this.free = free;
+        this.remover = remover;
+        this.recovery = recovery;
+        this.rebuild = rebuild;
+    }
+
+    /**
+     * Inserts an address at the lowest FREE slot, or takes a reference on the slot already holding it.
+     * Returns the slot, or a negative errno: -ENOSPC when no slot (or no hash bucket) is free,
+     * -EAGAIN when another live writer kept the same address half-published too long.
+     */
+    long insert(final SlotTable.Writer w, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase)
+    {
+        final long hash = DedupIndex.hash(src, off, len, authKey);
+        for (int attempt = 0; ; attempt++)
+        {
+            if (rebuild.indexCrowded())
+            {
+                rebuild.rebuildIndex(w);
+            }
+            if (!rebuild.enterPhase(w))
+            {
+                return -FiErrno.EAGAIN;
+            }
+            final long result;
+            try
+            {
+                result = insertInPhase(w, src, off, len, authKey, userId, mapBase, hash);
+            }
+            finally
+            {
+                rebuild.exitPhase(w);
+            }
+            if (result != INDEX_FULL)
+            {
+                return result;
+            }
+            if (attempt == MAX_REBUILDS)
+            {
+                return -FiErrno.ENOSPC; // every bucket holds a live entry: cannot happen with 2 buckets per slot
+            }
+            rebuild.rebuildIndex(w); // ours, or another writer's that we waited for: either way, try again
+        }
+    }
+
+    private long insertInPhase(final SlotTable.Writer w, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase, final long hash)
+    {
+        long deadline = Waits.NO_DEADLINE;
+        boolean lastLook = false;
+        while (true)
+        {
+            final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId);
+            if (existing != NO_MATCH)
+            {
+                return existing;
+            }
+            long slot = free.claimLowest(w);
+            if (slot < 0 && recovery.recoverDead() > 0)
+            {
+                slot = free.claimLowest(w); // slots held by dead writers came back
+            }
+            if (slot >= 0)
+            {
+                return fillIndexPublish(w, slot, src, off, len, authKey, userId, hash, mapBase);
+            }
+            // Full, unless a claim in flight is about to be given back (its writer found its address
+            // already present) or is this very address, not yet indexed: let the claims settle. Settled
+            // once, look and claim again: a slot given back meanwhile may have been claimed at once by
+            // a writer of this very address, so the AV is full only if the claims are settled again
+            // after that attempt failed. Then look a last time: a writer that published this address
+            // in between indexed it first.
+            deadline = Waits.startWaiting(deadline);
+            final boolean settled = !claimsInFlight(w) || Waits.passed(deadline);
+            if (settled && lastLook)
+            {
+                final long last = findOrReference(w, src, off, len, authKey, hash, -1, userId);
+                return last != NO_MATCH ? last : -FiErrno.ENOSPC;
+            }
+            lastLook = settled;
+            if (!settled)
+            {
+                LockSupport.parkNanos(10_000);
+            }
+        }
+    }
+
+    /**
+     * True when a writer other than {@code w} holds a slot CLAIMED, or any slot is REMOVING (a removal,
+     * perhaps a dead writer's being finished by a recoverer, is about to free it). Only on the
+     * full-table path.
+     */
+    private boolean claimsInFlight(final SlotTable.Writer w)
+    {
+        for (long i = 0; i < capacity; i++)
+        {
+            final long s = reader.stateWord(i);
+            if ((state(s) == CLAIMED && payload(s) != w.index) || state(s) == REMOVING)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Inserts an address at slot {@code index}. Returns the slot, or -EADDRINUSE when it holds another
+     * address, -EALREADY when the address is at another slot, -EAGAIN as {@link #insert}.
+     */
+    long insertAt(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase)
+    {
+        final long hash = DedupIndex.hash(src, off, len, authKey);
+        for (int attempt = 0; ; attempt++)
+        {
+            if (rebuild.indexCrowded())
+            {
+                rebuild.rebuildIndex(w);
+            }
+            if (!rebuild.enterPhase(w))
+            {
+                return -FiErrno.EAGAIN;
+            }
+            final long result;
+            try
+            {
+                result = insertAtInPhase(w, index, src, off, len, authKey, userId, mapBase, hash);
+            }
+            finally
+            {
+                rebuild.exitPhase(w);
+            }
+            if (result != INDEX_FULL)
+            {
+                return result;
+            }
+            if (attempt == MAX_REBUILDS)
+            {
+                return -FiErrno.ENOSPC;
+            }
+            rebuild.rebuildIndex(w);
+        }
+    }
+
+    private long insertAtInPhase(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase, final long hash)
+    {
+        final int slot = layout.slot(index);
+        long deadline = Waits.NO_DEADLINE;
+        while (true)
+        {
+            final long s = m.getLongVolatile(slot + STATE_OFFSET);
+            final int st = state(s);
+            if (st == FREE)
+            {
+                if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(CLAIMED, w.index, generation(s))))
+                {
+                    break;
+                }
+                continue;
+            }
+            if (st == VALID && payload(s) > 0)
+            {
+                if (!reader.keyEquals(index, src, off, len, authKey))
+                {
+                    return -FiErrno.EADDRINUSE;
+                }
+                if (takeReference(slot, s, userId))
+                {
+                    return index;
+                }
+                continue;
+            }
+            deadline = Waits.startWaiting(deadline);
+            if (!waitForOwner(w, s, deadline))
+            {
+                return -FiErrno.EAGAIN;
+            }
+        }
+        if (dedup.probe(src, off, len, authKey, hash) >= 0)
+        {
+            remover.undoClaim(index, w.index);
+            return -FiErrno.EALREADY;
+        }
+        final long result = fillIndexPublish(w, index, src, off, len, authKey, userId, hash, mapBase);
+        if (result >= 0 && result != index)
+        {
+            remover.release(w, result); // inserted elsewhere meanwhile: give back the reference taken on it
+            return -FiErrno.EALREADY;
+        }
+        return result;
+    }
+
+    /**
+     * Looks for {@code key} in the hash. A VALID entry gets a reference and its slot is returned; an
+     * entry still CLAIMED by a live writer is waited for (bounded), one of a dead writer is recovered.
+     * Returns NO_MATCH when absent, or a negative errno. With {@code ownSlot >= 0} the key is installed
+     * for that slot at the first EMPTY bucket, and NO_MATCH means "installed".
+     */
+    private long findOrReference(final SlotTable.Writer w, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long hash, final long ownSlot, final long userId)
+    {
+        final int tag = (int)(hash >>> 32);
+        final long entry = ((long)tag << 32) | (ownSlot + 1);
+        long deadline = Waits.NO_DEADLINE;
+        long bucket = hash & bucketMask;
+        long probes = 0;
+        while (probes <= bucketMask)
+        {
+            final int bucketOffset = layout.bucket(bucket);
+            final long b = m.getLongVolatile(bucketOffset);
+            if (b == EMPTY)
+            {
+                if (ownSlot < 0 || m.compareAndSetLong(bucketOffset, EMPTY, entry))
+                {
+                    return NO_MATCH;
+                }
+                continue; // lost the bucket to another writer: look at what it put there
+            }
+            if (b != TOMBSTONE && (int)(b >>> 32) == tag)
+            {
+                deadline = Waits.startWaiting(deadline);
+                final long result = examine(w, b, bucketOffset, src, off, len, authKey, userId, deadline);
+                if (result == RETRY)
+                {
+                    continue;
+                }
+                if (result != NO_MATCH)
+                {
+                    return result;
+                }
+            }
+            probes++;
+            bucket = (bucket + 1) & bucketMask;
+        }
+        return INDEX_FULL;
+    }
+
+    /** One bucket entry of the same tag: a match (slot, reference taken), NO_MATCH, RETRY or -errno. */
+    private long examine(final SlotTable.Writer w, final long b, final int bucketOffset, final ByteBuffer src, final int off,
+        final int len, final long authKey, final long userId, final long deadline)
+    {
+        final long other = (b & 0xFFFF_FFFFL) - 1;
+        if (other < 0 || other >= capacity)
+        {
+            return NO_MATCH;
+        }
+        final int slot = layout.slot(other);
+        final long s = m.getLongAcquire(slot + STATE_OFFSET);
+        final int st = state(s);
+        if (st != VALID && st != CLAIMED)
+        {
+            return NO_MATCH; // FREE or REMOVING: that incarnation of the key is going or gone
+        }
+        final boolean equal = reader.keyEquals(other, src, off, len, authKey);
+        VarHandle.acquireFence();
+        if (m.getLong(bucketOffset) != b || !sameIncarnation(s, m.getLong(slot + STATE_OFFSET)))
+        {
+            return RETRY; // the entry changed while we compared
+        }
+        if (!equal)
+        {
+            return NO_MATCH;
+        }
+        if (st == VALID)
+        {
+            return takeReference(slot, s, userId) ? other : RETRY;
+        }
+        if (payload(s) == w.index)
+        {
+            return NO_MATCH; // our own claim (insertAt): never reached, kept for safety
+        }
+        return waitForOwner(w, s, deadline) ? RETRY : -FiErrno.EAGAIN;
+    }
+
+    private boolean takeReference(final int slot, final long s, final long userId)
+    {
+        final long refs = payload(s);
+        if (refs == 0 || refs >= MAX_REFS)
+        {
+            return false;
+        }
+        if (!m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs + 1, generation(s))))
+        {
+            return false;
+        }
+        if (userId != Long.MIN_VALUE)
+        {
+            m.setLongVolatile(slot + USER_ID_OFFSET, userId);
+        }
+        return true;
+    }
+
+    /**
+     * A slot is CLAIMED or REMOVING by another writer: wait briefly for it, or recover it if its owner
+     * is dead. False when the deadline passed.
+     */
+    private boolean waitForOwner(final SlotTable.Writer w, final long s, final long deadline)
+    {
+        if (Waits.passed(deadline))
+        {
+            return false;
+        }
+        final long owner = payload(s);
+        if (owner < layout.attachersCapacity() && !recovery.ownerAlive((int)owner))
+        {
+            recovery.recoverAttacher((int)owner);
+        }
+        LockSupport.parkNanos(1_000);
+        return true;
+    }
+
+    private long fillIndexPublish(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long hash, final long mapBase)
+    {
+        final int slot = layout.slot(index);
+        // Plain writes: nobody reads a CLAIMED slot's payload before the bucket CAS below publishes it.
+        m.putInt(slot + ADDR_LEN_OFFSET, len);
+        m.copyIn(slot + ADDR_OFFSET, src, off, len);
+        m.putLong(slot + AUTH_KEY_OFFSET, authKey);
+        m.putLong(slot + USER_ID_OFFSET, userId == Long.MIN_VALUE ? -1L : userId);
+        final long found = findOrReference(w, src, off, len, authKey, hash, index, userId);
+        if (found != NO_MATCH)
+        {
+            remover.undoClaim(index, w.index);
+            return found; // the address was inserted meanwhile (reference taken), INDEX_FULL or -errno
+        }
+        m.setLongRelease(layout.map(index), mapBase + index);
+        final long delta = w.delta();
+        w.journal(journal(delta, OP_PUBLISH, index));
+        final long claimed = m.getLong(slot + STATE_OFFSET);
+        // CAS, not a store: a recoverer that wrongly judged us dead would have moved the slot on.
+        if (!m.compareAndSetLong(slot + STATE_OFFSET, claimed, word(VALID, 1, generation(claimed))))
+        {
+            w.journal(journal(delta, OP_NONE, 0));
+            return -FiErrno.EAGAIN;
+        }
+        w.journal(journal(delta + 1, OP_NONE, 0));
+        m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);
+        return index;
+    }
+}

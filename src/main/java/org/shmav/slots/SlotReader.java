@@ -1,0 +1,137 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.SlotDescriptor.*;
+
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.SlotDescriptor;
+
+/**
+ * The reader's half of the slot protocol: lock-free, allocation-free reads of one slot, safe in any
+ * process at any time, against writers in any state.
+ *
+ * <p>Every read is a seqlock read: the state word is read with acquire before the payload, and read
+ * again after an acquire fence; the copy is good when state and generation did not change
+ * ({@link SlotDescriptor#sameIncarnation}). The address bytes of a slot never change between its
+ * publication (VALID) and the removal that frees it with a new generation, so an unchanged word means
+ * an untorn copy. Thread-safe: it holds no state of its own.
+ */
+final class SlotReader
+{
+    private final Memory m;
+    private final AvLayout layout;
+
+    SlotReader(final Memory m, final AvLayout layout)
+    {
+        this.m = m;
+        this.layout = layout;
+    }
+
+    /** The state word of slot {@code index}, acquire. */
+    long stateWord(final long index)
+    {
+        return m.getLongAcquire(layout.slot(index) + STATE_OFFSET);
+    }
+
+    /** True when slot {@code index} (in range) is VALID with at least one reference. */
+    boolean isValid(final long index)
+    {
+        final long s = stateWord(index);
+        return state(s) == VALID && payload(s) > 0;
+    }
+
+    /** See {@link SlotTable#lookup}. */
+    int lookup(final long index, final ByteBuffer dst)
+    {
+        final int slot = layout.slot(index);
+        while (true)
+        {
+            final long before = m.getLongAcquire(slot + STATE_OFFSET);
+            if (state(before) != VALID || payload(before) == 0)
+            {
+                return -1;
+            }
+            final int len = m.getInt(slot + ADDR_LEN_OFFSET);
+            if (len <= 0 || len > layout.addrLen())
+            {
+                return -1;
+            }
+            m.copyOut(slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
+            VarHandle.acquireFence(); // the copy above is complete before the state is read again
+            final long after = m.getLong(slot + STATE_OFFSET);
+            if (sameIncarnation(before, after))
+            {
+                return len;
+            }
+        }
+    }
+
+    /** The user id of slot {@code index}, or {@code Long.MIN_VALUE} when the slot is not VALID. */
+    long userId(final long index)
+    {
+        final int slot = layout.slot(index);
+        while (true)
+        {
+            final long before = m.getLongAcquire(slot + STATE_OFFSET);
+            if (state(before) != VALID)
+            {
+                return Long.MIN_VALUE;
+            }
+            final long userId = m.getLongVolatile(slot + USER_ID_OFFSET);
+            if (sameIncarnation(before, m.getLongAcquire(slot + STATE_OFFSET)))
+            {
+                return userId;
+            }
+        }
+    }
+
+    /** The auth-key handle slot {@code index} is bound to, -1 for none, {@code Long.MIN_VALUE} when not VALID. */
+    long authKeyOf(final long index)
+    {
+        final int slot = layout.slot(index);
+        while (true)
+        {
+            final long before = m.getLongAcquire(slot + STATE_OFFSET);
+            if (state(before) != VALID)
+            {
+                return Long.MIN_VALUE;
+            }
+            final long key = m.getLong(slot + AUTH_KEY_OFFSET);
+            VarHandle.acquireFence();
+            if (sameIncarnation(before, m.getLong(slot + STATE_OFFSET)))
+            {
+                return key;
+            }
+        }
+    }
+
+    /** The map_addr entry of slot {@code index}: its fi_addr while VALID, else FI_ADDR_NOTAVAIL. */
+    long mapEntry(final long index)
+    {
+        return m.getLongAcquire(layout.map(index));
+    }
+
+    /** True when slot {@code slot} is VALID and holds exactly this key, checked like a lookup. */
+    boolean isValidWithKey(final long slot, final ByteBuffer src, final int off, final int len, final long authKey)
+    {
+        final long s = stateWord(slot);
+        if (state(s) != VALID || payload(s) == 0 || !keyEquals(slot, src, off, len, authKey))
+        {
+            return false;
+        }
+        VarHandle.acquireFence();
+        return sameIncarnation(s, m.getLong(layout.slot(slot) + STATE_OFFSET));
+    }
+
+    /** Plain comparison of slot {@code index}'s key with the caller's: callers check the state around it. */
+    boolean keyEquals(final long index, final ByteBuffer src, final int off, final int len, final long authKey)
+    {
+        final int slot = layout.slot(index);
+        return m.getInt(slot + ADDR_LEN_OFFSET) == len
+            && m.getLong(slot + AUTH_KEY_OFFSET) == authKey
+            && m.bytesEqual(slot + ADDR_OFFSET, src, off, len);
+    }
+}

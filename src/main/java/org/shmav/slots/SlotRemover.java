@@ -1,0 +1,125 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.AttacherDescriptor.*;
+import static org.shmav.shm.SlotDescriptor.*;
+
+import org.shmav.FiErrno;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+
+/**
+ * Every way a slot goes back to FREE: dropping references, the removal of the last one, and the undo
+ * of a claim that will not be published.
+ *
+ * <pre>
+ *   VALID(refs,g) --CAS refs-1--> VALID(refs-1,g)
+ *   VALID(1,g)    --CAS (journal OP_REMOVE first)--> REMOVING(a,g) --finish--> FREE(g+1)
+ *   CLAIMED(a,g)  --undo--> FREE(g+1)
+ *   finish / undo: map_addr reset, bucket tombstoned, then the CAS to FREE, then the free hint
+ * </pre>
+ *
+ * Invariants: a slot leaves map_addr and the index before it is FREE, so nobody finds a FREE slot
+ * through them; the generation grows on every freeing, so a reader's seqlock check and a stale claim
+ * word both fail afterwards; the writer's journal names a removal before its CAS, so a recoverer can
+ * tell whether the count already dropped. Callers run {@link #release} inside the writer phase
+ * ({@link IndexRebuild}). Thread-safe: it holds no state of its own.
+ */
+final class SlotRemover
+{
+    private final Memory m;
+    private final AvLayout layout;
+    private final DedupIndex index;
+    private final FreeSlots free;
+
+    SlotRemover(final Memory m, final AvLayout layout, final DedupIndex index, final FreeSlots free)
+    {
+        this.m = m;
+        this.layout = layout;
+        this.index = index;
+        this.free = free;
+    }
+
+    /** Drops one reference on slot {@code index}; 0, or -EINVAL when it is not VALID. */
+    int release(final SlotTable.Writer w, final long index)
+    {
+        final int slot = layout.slot(index);
+        while (true)
+        {
+            final long s = m.getLongVolatile(slot + STATE_OFFSET);
+            if (state(s) != VALID || payload(s) == 0)
+            {
+                return -FiErrno.EINVAL;
+            }
+            final long refs = payload(s);
+            if (refs > 1)
+            {
+                if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs - 1, generation(s))))
+                {
+                    return 0;
+                }
+                continue;
+            }
+            final long delta = w.delta();
+            w.journal(journal(delta, OP_REMOVE, index));
+            if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(REMOVING, w.index, generation(s))))
+            {
+                w.journal(journal(delta - 1, OP_COUNTED, index));
+                finishRemoval(index, w.index);
+                w.journal(journal(delta - 1, OP_NONE, 0));
+                return 0;
+            }
+        }
+    }
+
+    /** Sets the user id of a VALID slot; false when it is not VALID. */
+    boolean setUserId(final long index, final long userId)
+    {
+        final int slot = layout.slot(index);
+        final long before = m.getLongAcquire(slot + STATE_OFFSET);
+        if (state(before) != VALID)
+        {
+            return false;
+        }
+        m.setLongVolatile(slot + USER_ID_OFFSET, userId);
+        return sameIncarnation(before, m.getLongVolatile(slot + STATE_OFFSET));
+    }
+
+    /** CLAIMED(owner) -> FREE(g+1), removing any bucket that points at the slot first. */
+    void undoClaim(final long index, final int owner)
+    {
+        final int slot = layout.slot(index);
+        final long s = m.getLongVolatile(slot + STATE_OFFSET);
+        if (state(s) != CLAIMED || payload(s) != owner)
+        {
+            return;
+        }
+        m.setLongRelease(layout.map(index), -1L); // a dead owner may have written it before its publishing CAS
+        this.index.tombstone(index);
+        if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(FREE, 0, generation(s) + 1)))
+        {
+            free.freed(index);
+        }
+    }
+
+    /** REMOVING(owner) -> FREE(g+1): out of map_addr and the hash, then free, then the hint. */
+    void finishRemoval(final long index, final int owner)
+    {
+        final int slot = layout.slot(index);
+        final long s = m.getLongVolatile(slot + STATE_OFFSET);
+        if (state(s) != REMOVING || payload(s) != owner)
+        {
+            return;
+        }
+        m.setLongRelease(layout.map(index), -1L);
+        this.index.tombstone(index);
+        if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(FREE, 0, generation(s) + 1)))
+        {
+            free.freed(index);
+            m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);
+            // A removal takes no bucket: keep changes + hashUsedBase at the buckets taken, so that churn
+            // does not ask for rebuilds twice as often as it uses buckets up.
+            m.getAndAddLong(AvFileDescriptor.HASH_USED_BASE_OFFSET, -1);
+        }
+    }
+}
