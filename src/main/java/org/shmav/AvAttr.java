@@ -5,7 +5,9 @@ package org.shmav;
  * resolved attributes (type UNSPEC resolved, the named AV's capacity and map_addr base).
  *
  * <p>Beyond libfabric: {@link Builder#groupAccess(boolean)} creates a named AV's file with mode 0660
- * instead of 0600, so that processes of the same group can share it.
+ * instead of 0600, so that processes of the same group can share it (and lets a writer attach to a
+ * group member's file); {@link Builder#createOnly(boolean)} makes the open fail with FI_EEXIST
+ * instead of attaching when the named AV exists already.
  */
 public final class AvAttr
 {
@@ -17,6 +19,7 @@ public final class AvAttr
     private final long mapAddr;
     private final long flags;
     private final boolean groupAccess;
+    private final boolean createOnly;
 
     private AvAttr(final Builder b)
     {
@@ -28,6 +31,7 @@ public final class AvAttr
         this.mapAddr = b.mapAddr;
         this.flags = b.flags;
         this.groupAccess = b.groupAccess;
+        this.createOnly = b.createOnly;
     }
 
     public static Builder builder()
@@ -39,7 +43,7 @@ public final class AvAttr
     public Builder toBuilder()
     {
         return new Builder().type(type).rxCtxBits(rxCtxBits).count(count).epPerNode(epPerNode).name(name)
-            .mapAddr(mapAddr).flags(flags).groupAccess(groupAccess);
+            .mapAddr(mapAddr).flags(flags).groupAccess(groupAccess).createOnly(createOnly);
     }
 
     public AvType type()
@@ -80,10 +84,23 @@ public final class AvAttr
         return flags;
     }
 
-    /** Create a named AV's file with mode 0660 rather than 0600. */
+    /**
+     * Create a named AV's file with mode 0660 rather than 0600, and let a writer attach to a file of
+     * another user whose group is one of this process's (group read and write): without it, a writer
+     * refuses another user's file with FI_EACCES.
+     */
     public boolean groupAccess()
     {
         return groupAccess;
+    }
+
+    /**
+     * A named AV is created by this open or not at all: FI_EEXIST when the name exists. The check is the
+     * atomic publication of the new file, so of several concurrent create-only opens exactly one wins.
+     */
+    public boolean createOnly()
+    {
+        return createOnly;
     }
 
     @Override
@@ -92,7 +109,7 @@ public final class AvAttr
         return "AvAttr{type=" + (type == null ? "null" : type.fiName()) + ", rxCtxBits=" + rxCtxBits +
             ", count=" + count + ", epPerNode=" + epPerNode + ", name=" + (name == null ? "null" : "'" + name + "'") +
             ", mapAddr=0x" + Long.toHexString(mapAddr) + ", flags=0x" + Long.toHexString(flags) +
-            ", groupAccess=" + groupAccess + '}';
+            ", groupAccess=" + groupAccess + ", createOnly=" + createOnly + '}';
     }
 
     /** Builder for {@link AvAttr}; defaults: UNSPEC, count 0, private, no flags. */
@@ -106,6 +123,7 @@ public final class AvAttr
         private long mapAddr;
         private long flags;
         private boolean groupAccess;
+        private boolean createOnly;
 
         private Builder()
         {
@@ -150,6 +168,13 @@ public final class AvAttr
         public Builder flags(final long flags)
         {
             this.flags = flags;
+            return this;
+        }
+
+        /** See {@link AvAttr#createOnly()}. */
+        public Builder createOnly(final boolean createOnly)
+        {
+            this.createOnly = createOnly;
             return this;
         }
 

@@ -19,6 +19,7 @@ public final class FiErrno
     public static final int EACCES = 13;
     public static final int EFAULT = 14;
     public static final int EBUSY = 16;
+    public static final int EEXIST = 17;
     public static final int ENODEV = 19;
     public static final int EINVAL = 22;
     public static final int EMFILE = 24;
@@ -67,6 +68,7 @@ public final class FiErrno
             case EACCES: return "Permission denied";
             case EFAULT: return "Bad address";
             case EBUSY: return "Device or resource busy";
+            case EEXIST: return "File exists";
             case ENODEV: return "No such device";
             case EINVAL: return "Invalid argument";
             case EMFILE: return "Too many open files";
@@ -114,6 +116,7 @@ public final class FiErrno
             case EACCES: return "FI_EACCES";
             case EFAULT: return "FI_EFAULT";
             case EBUSY: return "FI_EBUSY";
+            case EEXIST: return "FI_EEXIST";
             case ENODEV: return "FI_ENODEV";
             case EINVAL: return "FI_EINVAL";
             case EMFILE: return "FI_EMFILE";

@@ -104,7 +104,8 @@ final class Fixture
     {
         final Memory m = region.memory();
         final int entry = region.layout().attacher(index);
-        m.putLong(entry + AttacherDescriptor.TOKEN_OFFSET, AttacherDescriptor.token(AttacherDescriptor.PID_MASK, 10_000));
+        region.liveness().release(index); // what the kernel does to a dead process's lock
+        m.putLong(entry + AttacherDescriptor.TOKEN_OFFSET, 0xDEADL);
         m.putLong(entry + AttacherDescriptor.JOURNAL_OFFSET, journal);
         m.setLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET,
             Math.max(index + 1, m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET)));

@@ -40,14 +40,19 @@ final class NamedAvOpener
     {
         final Path file = SharedAvFile.path(domain.shmDirectory(), attr.name(), "fi_av_open");
         final boolean readOnly = (attr.flags() & Fi.READ) != 0;
+        if (readOnly && attr.createOnly())
+        {
+            throw invalid("createOnly and FI_READ exclude each other: a reader never creates a named AV");
+        }
         Region region = null;
         for (int attempt = 0; region == null; attempt++)
         {
-            if (readOnly || Files.exists(file, LinkOption.NOFOLLOW_LINKS))
+            if (readOnly || (!attr.createOnly() && Files.exists(file, LinkOption.NOFOLLOW_LINKS)))
             {
                 try
                 {
-                    region = Region.of(SharedAvFile.attach(file, attr.name(), readOnly), !readOnly);
+                    region = Region.of(SharedAvFile.attach(file, attr.name(), readOnly, attr.groupAccess()),
+                        readOnly ? Region.Role.READER : Region.Role.WRITER);
                 }
                 catch (final FabricException e)
                 {
@@ -81,8 +86,8 @@ final class NamedAvOpener
             domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0);
         final long base = attr.mapAddr() != 0 ? attr.mapAddr() : generatedMapBase();
         final long avFlags = attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC);
-        return Region.of(SharedAvFile.create(file, attr.name(), layout, attr.groupAccess(),
-            m -> Region.initialize(m, layout, base, avFlags, attr.rxCtxBits())), true);
+        return Region.of(SharedAvFile.create(file, attr.name(), layout, attr.groupAccess(), attr.createOnly(),
+            m -> Region.initialize(m, layout, base, avFlags, attr.rxCtxBits())), Region.Role.WRITER);
     }
 
     /** A random FI_AV_MAP base: fi_addr values of different AVs rarely look alike. */

@@ -13,7 +13,6 @@ import org.shmav.AvType;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
-import org.shmav.shm.Processes;
 import org.shmav.slots.Region;
 import org.shmav.shm.SlotDescriptor;
 
@@ -125,7 +124,7 @@ final class AvHexDump
             final long token = m.getLong(at + AttacherDescriptor.TOKEN_OFFSET);
             final long journal = m.getLong(at + AttacherDescriptor.JOURNAL_OFFSET);
             block("attacher[" + a + "]", List.of(
-                new Field(at + AttacherDescriptor.TOKEN_OFFSET, 8, tokenText(token)),
+                new Field(at + AttacherDescriptor.TOKEN_OFFSET, 8, tokenText(token, a)),
                 new Field(at + AttacherDescriptor.JOURNAL_OFFSET, 8, "journal: delta " + AttacherDescriptor.delta(journal) +
                     ", op " + opName(AttacherDescriptor.op(journal)) + ", slot " + AttacherDescriptor.slot(journal)),
                 new Field(at + AttacherDescriptor.PID_OFFSET, 8, "pid " + m.getLong(at + AttacherDescriptor.PID_OFFSET)),
@@ -215,15 +214,14 @@ final class AvHexDump
         return new Field(offset, 8, String.format("%s 0x%x", name, m.getLong(offset)));
     }
 
-    private static String tokenText(final long token)
+    private String tokenText(final long token, final int attacher)
     {
         if (token == 0)
         {
             return "token 0: free";
         }
-        final long t = token & ~AttacherDescriptor.TOKEN_RECOVERING;
-        return "token: pid " + AttacherDescriptor.tokenPid(t) + ", started " + Text.time(AttacherDescriptor.tokenStartMillis(t)) +
-            ((token & AttacherDescriptor.TOKEN_RECOVERING) != 0 ? ", being recovered by it" : "") + (Processes.isAlive(t) ? " (live)" : " (dead)");
+        return String.format("token %016x: %s", token, region.liveness().isHeld(attacher)
+            ? "taken, lock held (live)" : "taken, lock free (dead: the next writer recovers it)");
     }
 
     private static String opName(final int op)

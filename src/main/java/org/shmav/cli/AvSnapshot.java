@@ -12,7 +12,8 @@ import org.shmav.Fi;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
-import org.shmav.shm.Processes;
+import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.Liveness;
 import org.shmav.slots.Region;
 import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.SlotTable;
@@ -34,7 +35,8 @@ record AvSnapshot(
     long count,
     List<Attacher> attachers,
     List<Entry> entries,
-    List<InFlight> inFlight)
+    List<InFlight> inFlight,
+    boolean readers)
 {
     /** One used attacher entry: a process that has (or had) the AV open for writing. */
     record Attacher(int index, long pid, long startMillis, long attachedMillis, boolean occupied, boolean alive)
@@ -80,7 +82,7 @@ record AvSnapshot(
         }
         return new AvSnapshot(name, file, layout, m.getIntAcquire(VERSION_OFFSET), m.getLong(MAP_ADDR_BASE_OFFSET),
             m.getLong(CREATED_MILLIS_OFFSET), m.getLong(CREATOR_PID_OFFSET), table.changes(), table.count(),
-            attachers(m, layout), entries, inFlight);
+            attachers(m, layout, region.liveness()), entries, inFlight, readersPresent(region));
     }
 
     /** The entry at VALID slot {@code i}, or null when it went away while being read. */
@@ -100,7 +102,7 @@ record AvSnapshot(
         return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, SlotDescriptor.payload(word));
     }
 
-    private static List<Attacher> attachers(final Memory m, final AvLayout layout)
+    private static List<Attacher> attachers(final Memory m, final AvLayout layout, final Liveness liveness)
     {
         final long highWater = Math.min(m.getLongAcquire(ATTACHERS_HIGH_WATER_OFFSET), layout.attachersCapacity());
         final List<Attacher> list = new ArrayList<>();
@@ -109,13 +111,29 @@ record AvSnapshot(
             final int at = layout.attacher(a);
             final long token = m.getLongAcquire(at + AttacherDescriptor.TOKEN_OFFSET);
             final boolean occupied = token != 0;
-            // an entry being recovered holds its recoverer's token: "alive" while the recoverer runs
-            final boolean alive = occupied && Processes.isAlive(token & ~AttacherDescriptor.TOKEN_RECOVERING);
+            // the kernel's answer: the owner (or a recoverer settling the entry) holds the entry's lock
+            final boolean alive = occupied && liveness.isHeld(a);
             list.add(new Attacher(a, m.getLong(at + AttacherDescriptor.PID_OFFSET),
                 m.getLong(at + AttacherDescriptor.START_MILLIS_OFFSET),
                 m.getLong(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET), occupied, alive));
         }
         return list;
+    }
+
+    /**
+     * Whether an FI_READ reader has the AV open: readers hold a shared lock on the readers' byte, and an
+     * exclusive test lock fails while one does. True also when it cannot be told (no write access).
+     */
+    private static boolean readersPresent(final Region region)
+    {
+        return region.file() != null &&
+            region.file().probeExclusive(READERS_LOCK_OFFSET, 1) == AvFileChannel.Probe.HELD;
+    }
+
+    /** True while a live process (writer or FI_READ reader) has the AV open. */
+    boolean inUse()
+    {
+        return liveAttachers() > 0 || readers;
     }
 
     /** Attacher entries held by running processes. */

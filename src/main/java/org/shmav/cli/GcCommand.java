@@ -10,6 +10,7 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.slots.Region;
+import org.shmav.shm.CreatorLeftovers;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
 
@@ -80,7 +81,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
     {
         final long now = System.currentTimeMillis();
         final long idleMillis = now - s.lastActivityMillis();
-        if (s.liveAttachers() == 0 && idleMillis >= graceSeconds * 1000)
+        if (!s.inUse() && idleMillis >= graceSeconds * 1000)
         {
             remove(dir, s, "no live process has it open (" + s.deadAttachers() + " dead attacher" +
                 (s.deadAttachers() == 1 ? "" : "s") + "), last joined " + Text.age(s.lastActivityMillis(), now) + " ago");
@@ -99,22 +100,13 @@ final class GcCommand extends AvCommand implements Callable<Integer>
 
     /**
      * A file a creator was building an AV in ({@code .shmav-tmp.<name>.<pid>.<hex>}): nobody else ever
-     * opens one, and its creator removes it, unless it died first. Removed when that process is gone and
-     * the file is older than the grace period; a live process with that pid (perhaps a reused one) keeps it.
+     * opens one, and its creator removes it, unless it died first. Removed only when that is proven
+     * ({@link CreatorLeftovers}: this user's, older than the grace period, an AV being built, and its
+     * creator lock free); anything else merely named like one is left alone.
      */
     private void collectTemporary(final Path file)
     {
-        final long pid = SharedAvFile.temporaryCreator(file.getFileName().toString());
-        final long ageMillis;
-        try
-        {
-            ageMillis = System.currentTimeMillis() - Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis();
-        }
-        catch (final IOException e)
-        {
-            return; // gone meanwhile: its creator finished
-        }
-        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) || ageMillis < graceSeconds * 1000)
+        if (!CreatorLeftovers.isDeadCreators(file, graceSeconds * 1000))
         {
             return;
         }
@@ -132,8 +124,8 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             }
         }
         temporaries++;
-        out().println((dryRun ? "would remove " : "removed   ") + file.getFileName() + ": an AV being built by pid " + pid +
-            ", which died");
+        out().println((dryRun ? "would remove " : "removed   ") + file.getFileName() + ": an AV being built by pid " +
+            SharedAvFile.temporaryCreator(file.getFileName().toString()) + ", which died");
     }
 
     private void remove(final AvDirectory dir, final AvSnapshot s, final String why)

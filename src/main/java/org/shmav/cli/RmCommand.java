@@ -33,11 +33,13 @@ final class RmCommand extends AvCommand implements Callable<Integer>
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name);
         final AvSnapshot s = AvSnapshot.read(name, file, dir.openReadOnly(name));
-        if (s.liveAttachers() > 0 && !force)
+        if (s.inUse() && !force)
         {
-            throw new CliException(ExitCode.IN_USE, "AV '" + name + "' is open in live process(es) " +
-                s.attachers().stream().filter(AvSnapshot.Attacher::alive).map(a -> Long.toString(a.pid()))
-                    .collect(Collectors.joining(",")) + "; --force removes it anyway");
+            throw new CliException(ExitCode.IN_USE, "AV '" + name + "' is open in live process(es)" +
+                (s.liveAttachers() > 0 ? " " + s.attachers().stream().filter(AvSnapshot.Attacher::alive)
+                    .map(a -> Long.toString(a.pid())).collect(Collectors.joining(",")) : "") +
+                (s.readers() ? (s.liveAttachers() > 0 ? " and" : "") + " of FI_READ readers" : "") +
+                "; --force removes it anyway");
         }
         try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir.path()).build()))
         {

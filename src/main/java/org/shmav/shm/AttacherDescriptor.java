@@ -4,45 +4,49 @@ package org.shmav.shm;
  * One entry of the attachers table: a process that has the AV open for writing.
  *
  * <pre>
- *   0 | token: start time (42 bits, 10 ms units since the epoch) &lt;&lt; 22 | pid (22 bits); 0 = free |
- *   8 | journal: delta (i32, high 32) | slot + 1 (30 bits) | op (2 bits)                         |
- *  16 | pid                                                                                         |
- *  24 | start time, milliseconds since the epoch                                                    |
- *  32 | attached at, milliseconds since the epoch                                                   |
- *  40 | phase: 1 while the owner is inside an insert (probing or changing the hash), else 0          |
- *  48 | reserved (16 bytes); entries are 64 bytes so that journals never share a cache line          |
+ *   0 | token: non-zero while the entry is taken (a random number per process); 0 = free          |
+ *   8 | journal: delta (i32, high 32) | slot + 1 (30 bits) | op (2 bits)                          |
+ *  16 | pid, in the owner's pid namespace (for people and tools only)                              |
+ *  24 | start time of the owner, milliseconds since the epoch (for people and tools only)          |
+ *  32 | attached at, milliseconds since the epoch                                                  |
+ *  40 | phase: 1 while the owner is inside an insert (probing or changing the hash), else 0         |
+ *  48 | reserved (16 bytes); entries are 64 bytes so that journals never share a cache line         |
  * </pre>
  *
- * A writer takes a free entry by CAS of its token from 0. Its index in the table is the owner recorded
- * in the slots it claims. Its journal is written only by itself: {@code delta} is the net number of
- * entries this attacher entry has published minus removed, so the AV's count is the sum of all deltas;
- * {@code op} and {@code slot} name the one publish or removal in flight, so that a recoverer can
- * tell, after the writer died at any instruction, whether its delta already includes that step.
- * Bit 63 of a token ({@link #TOKEN_RECOVERING}) marks a dead entry being settled by a recoverer; start
- * times reach that bit only in the year 2667.
+ * <b>Liveness.</b> The owner holds an exclusive record lock (fcntl {@code F_SETLK}, or an open file
+ * description lock) on the entry's first byte, file offset {@code attachersOffset + 64 * index}, for
+ * as long as it owns the entry. The kernel releases it when the process dies, so "taken, and the lock
+ * is free" is the only proof of death: pid and start time are shown to people and never decide
+ * anything (they are not comparable across pid namespaces, clock steps or a {@code /proc} mounted
+ * with hidepid). A writer takes an entry by locking its byte first and then CASing the token from 0;
+ * it gives it back by CASing the token to 0 and then unlocking. A recoverer locks the byte of a dead
+ * entry and holds it while it settles the entry, so that others see the entry alive until it is free.
+ *
+ * <p>The index of the entry is the owner recorded in the slots it claims. Its journal is written only
+ * by its owner (or by the recoverer holding its lock): {@code delta} is the net number of entries
+ * published minus removed through this entry, a 32-bit two's-complement number that may wrap; the
+ * AV's count is the sum of all deltas modulo 2^32 (the count itself stays below 2^31, as capacity
+ * does). {@code op} and {@code slot} name the one publish or removal in flight, so that a recoverer
+ * can tell, after the writer died at any instruction, whether its delta already includes that step.
  */
 public final class AttacherDescriptor
 {
     /** Bytes per entry. */
     public static final int LENGTH = 64;
-    /** u64: owner token, CAS'ed from 0 to take the entry. */
+    /** u64: non-zero while taken; CAS'ed from 0 by a writer that holds the entry's lock. */
     public static final int TOKEN_OFFSET = 0;
     /** u64: the journal. */
     public static final int JOURNAL_OFFSET = 8;
-    /** u64: pid, for people and tools. */
+    /** u64: pid in the owner's pid namespace, for people and tools; never a liveness test. */
     public static final int PID_OFFSET = 16;
-    /** u64: process start time in milliseconds, for people and tools. */
+    /** u64: process start time in milliseconds, for people and tools; never a liveness test. */
     public static final int START_MILLIS_OFFSET = 24;
     /** u64: when the entry was taken, in milliseconds. */
     public static final int ATTACHED_MILLIS_OFFSET = 32;
     /** u64: 1 while the owner reads or writes the hash (a rebuild waits for it), else 0. */
     public static final int PHASE_OFFSET = 40;
-
-    /**
-     * Token bit 63: the entry's process is dead and a recoverer is settling it; the other bits are the
-     * recoverer's own token, so that a recoverer that dies too is replaced in turn.
-     */
-    public static final long TOKEN_RECOVERING = 1L << 63;
+    /** The byte of the entry that its owner keeps locked: the first. */
+    public static final int LOCK_OFFSET = 0;
 
     /** Journal op: nothing in flight. */
     public static final int OP_NONE = 0;
@@ -52,9 +56,6 @@ public final class AttacherDescriptor
     public static final int OP_REMOVE = 2;
     /** Journal op: delta is final; slot may still need finishing (a removal, or a recoverer's fix-up). */
     public static final int OP_COUNTED = 3;
-
-    public static final int PID_BITS = 22;
-    public static final long PID_MASK = (1L << PID_BITS) - 1;
 
     private AttacherDescriptor()
     {
@@ -66,6 +67,7 @@ public final class AttacherDescriptor
         return (delta << 32) | (slotPlusOne << 2) | op;
     }
 
+    /** The journal's delta, sign-extended from 32 bits: deltas wrap, and are summed modulo 2^32. */
     public static long delta(final long journal)
     {
         return journal >> 32;
@@ -80,22 +82,5 @@ public final class AttacherDescriptor
     public static long slot(final long journal)
     {
         return ((journal & 0xFFFF_FFFFL) >>> 2) - 1;
-    }
-
-    /** The token of a process: its start time in 10 ms units and its pid. */
-    public static long token(final long pid, final long startMillis)
-    {
-        return ((startMillis / 10) << PID_BITS) | (pid & PID_MASK);
-    }
-
-    public static long tokenPid(final long token)
-    {
-        return token & PID_MASK;
-    }
-
-    /** Start time of a token's process, in milliseconds (10 ms resolution). */
-    public static long tokenStartMillis(final long token)
-    {
-        return (token >>> PID_BITS) * 10;
     }
 }

@@ -45,7 +45,9 @@ package org.shmav.shm;
  *  384 |        hashEpoch: epoch (high 32) | rebuilder + 1 (low 32)         |
  *  448 |                       hashUsedBase                                 |
  *  512 | segment table: {@value #MAX_SEGMENTS} entries of {@value #SEGMENT_ENTRY_LENGTH} bytes |
- * 1024 | free-group marks: {@value #FREE_GROUPS} bits, u64[256] (layout 1.1)          |
+ * 1024 | free-group marks: {@value #FREE_GROUPS} bits, u64[256]                       |
+ * 3072 | lock byte of FI_READ readers (never read or written, only locked)               |
+ * 3080 | lock byte of the creator of a file not yet published (never read or written)    |
  * </pre>
  *
  * The creator fills every field and section, then writes {@code version} last with a release store:
@@ -57,9 +59,9 @@ public final class AvFileDescriptor
     /** "shmav-av" in ASCII, read as a little-endian u64. */
     public static final long MAGIC = 0x76612d76616d6873L;
     /** Layout major version: a file of another major version is refused. */
-    public static final int VERSION_MAJOR = 1;
+    public static final int VERSION_MAJOR = 2;
     /** Layout minor version: additions that older readers may ignore. */
-    public static final int VERSION_MINOR = 1;
+    public static final int VERSION_MINOR = 0;
     /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */
     public static final int VERSION = (VERSION_MAJOR << 16) | VERSION_MINOR;
 
@@ -138,6 +140,16 @@ public final class AvFileDescriptor
     public static final int FREE_GROUPS_OFFSET = 1024;
     /** Free-group marks in the header. */
     public static final int FREE_GROUPS = 16384;
+    /**
+     * The byte every FI_READ reader holds a shared record lock on while it has the AV open, so that
+     * tools see readers ({@code shmav rm} and {@code gc} leave an AV alone while one is held).
+     */
+    public static final int READERS_LOCK_OFFSET = 3072;
+    /**
+     * The byte the creator of a new AV file holds an exclusive record lock on while it builds the file
+     * under its temporary name: a temporary file whose byte is free belongs to a creator that died.
+     */
+    public static final int CREATOR_LOCK_OFFSET = 3080;
     /** Entries in the segment table. */
     public static final int MAX_SEGMENTS = 8;
     /** Bytes per segment-table entry. */

@@ -36,9 +36,8 @@ public record AvLayout(
 
     /**
      * Hash buckets of a new region: a power of two of at least two per slot. A full AV's hash is then
-     * at most about half used, and at 1,000,000 slots it is 16 MB: with four per slot (32 MB, layout
-     * 1.0) single inserts were about 25% slower, from cache and TLB misses (InsertBench). Files of
-     * layout 1.0 have twice as many and are read as they are ({@link #read}).
+     * at most about half used, and at 1,000,000 slots it is 16 MB: with four per slot (32 MB, as
+     * layout 1.0 had) single inserts were about 25% slower, from cache and TLB misses (InsertBench).
      */
     public static long hashBucketsFor(final long capacity)
     {
@@ -58,7 +57,7 @@ public record AvLayout(
             hashBucketsFor(capacity));
     }
 
-    /** The layout of a region with {@code buckets} hash buckets (four per slot in layout 1.0). */
+    /** The layout of a region with {@code buckets} hash buckets (tests write files of other shapes with it). */
     public static AvLayout compute(
         final AddrFormat addrFormat,
         final AvType avType,
@@ -138,7 +137,10 @@ public record AvLayout(
         {
             throw new LayoutException(FiErrno.EINVAL, "layout version " + (version >>> 16) + "." + (version & 0xFFFF) +
                 " is not supported: app=" + VERSION_MAJOR + "." + VERSION_MINOR + " file=" + (version >>> 16) + "." +
-                (version & 0xFFFF));
+                (version & 0xFFFF) + (version >>> 16 < VERSION_MAJOR
+                    ? " (written by an older shmav, whose liveness test is unsafe next to this one: stop its " +
+                        "processes, remove the AV with 'shmav rm' and create it again)"
+                    : " (written by a newer shmav: use that version in every process of the job)"));
         }
         check(m.getInt(HEADER_LENGTH_OFFSET) == HEADER_LENGTH, "headerLength", m.getInt(HEADER_LENGTH_OFFSET));
         final AddrFormat format = AddrFormat.ofValue(m.getInt(ADDR_FORMAT_OFFSET));
@@ -158,8 +160,7 @@ public record AvLayout(
         // Recompute the whole layout from the few free parameters and require the file to agree
         // field by field: every offset is then known to be in bounds.
         final long buckets = m.getLong(HASH_BUCKETS_OFFSET);
-        // Two buckets per slot since layout 1.1; a 1.0 file has four.
-        check(buckets == hashBucketsFor(capacity) || buckets == hashBucketsFor(capacity) * 2, "hashBuckets", buckets);
+        check(buckets == hashBucketsFor(capacity), "hashBuckets", buckets);
         final AvLayout expected = compute(format, type, capacity, attachersCapacity, authKeySize, authKeysCapacity, buckets);
         check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen, "addrLen", m.getInt(ADDR_LEN_OFFSET));
         check(m.getInt(SLOT_LENGTH_OFFSET) == expected.slotLength, "slotLength", m.getInt(SLOT_LENGTH_OFFSET));

@@ -11,7 +11,6 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
@@ -48,8 +47,11 @@ public final class SharedAvFile
     {
     }
 
-    /** An AV file mapped and validated: its memory and the layout read from its header. */
-    public record Mapped(Memory memory, AvLayout layout)
+    /**
+     * An AV file mapped and validated: its memory, the layout read from its header, and this JVM's open
+     * file of it (its record locks say who is alive; close it when done).
+     */
+    public record Mapped(Memory memory, AvLayout layout, AvFileChannel file)
     {
     }
 
@@ -147,12 +149,14 @@ public final class SharedAvFile
 
     /**
      * Builds a new AV file of {@code layout} under a temporary name, lets {@code fill} initialise it
-     * (writing the version word last), and publishes it under {@code file} with a hard link. When the
-     * name exists already (another creator won) the existing file is attached instead. Returns the
-     * mapping of the file now under the name, checked like any attach.
+     * (writing the version word last), and publishes it under {@code file} with a hard link. The
+     * creator holds the file's creator lock byte while it builds, so that {@code shmav gc} can tell a
+     * dead creator's leftover from a file being built. With {@code exclusive}, a name that exists
+     * already is FI_EEXIST; without, the existing file (another creator won) is attached instead.
+     * Returns the mapping of the file now under the name, checked like any attach.
      */
     public static Mapped create(final Path file, final String name, final AvLayout layout, final boolean groupAccess,
-        final Consumer<Memory> fill)
+        final boolean exclusive, final Consumer<Memory> fill)
     {
         if (layout.fileLength() > Integer.MAX_VALUE)
         {
@@ -162,24 +166,32 @@ public final class SharedAvFile
         final Set<PosixFilePermission> mode = groupAccess ? OWNER_AND_GROUP : OWNER_ONLY;
         final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID + "." +
             Long.toHexString(System.nanoTime()));
+        AvFileChannel built = null;
         try
         {
-            try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(mode)))
-            {
-                Files.setPosixFilePermissions(tmp, mode); // the umask may have dropped the group bits
-                commitPages(ch, layout.fileLength());
-                fill.accept(new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength())));
-            }
+            final FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(mode));
+            // From here the registry owns ch: this JVM closes no descriptor of the file while it uses it.
+            built = AvFileChannel.adoptNew(tmp, ch);
+            built.tryLock(CREATOR_LOCK_OFFSET);
+            Files.setPosixFilePermissions(tmp, mode); // the umask may have dropped the group bits
+            commitPages(ch, layout.fileLength());
+            fill.accept(new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength())));
             try
             {
                 Files.createLink(file, tmp);
             }
             catch (final FileAlreadyExistsException e)
             {
-                return attach(file, name, false); // another process created it first
+                if (exclusive)
+                {
+                    throw new FabricException("fi_av_open", FiErrno.EEXIST, "named AV '" + name + "' already exists in " +
+                        file.getParent() + ": open it without createOnly to attach, or remove it with 'shmav rm " + name + "'");
+                }
+                built.close(); // before the attach: this file is not the one under the name
+                built = null;
             }
-            return attach(file, name, false);
+            return attach(file, name, false, groupAccess); // joins built, the same file, when the link was ours
         }
         catch (final IOException e)
         {
@@ -187,13 +199,18 @@ public final class SharedAvFile
         }
         finally
         {
+            if (built != null)
+            {
+                built.unlock(CREATOR_LOCK_OFFSET);
+                built.close();
+            }
             try
             {
                 Files.deleteIfExists(tmp);
             }
             catch (final IOException ignored)
             {
-                // the temporary name is ours alone; a leftover is harmless and ignored by tools
+                // the temporary name is ours alone; a leftover is found by 'shmav gc'
             }
         }
     }
@@ -210,10 +227,40 @@ public final class SharedAvFile
         }
     }
 
-    /** Maps an existing AV file and checks it; FI_ENOENT, FI_EACCES or FI_EINVAL with the reason when it cannot be used. */
-    public static Mapped attach(final Path file, final String name, final boolean readOnly)
+    /**
+     * Maps an existing AV file and checks it: a regular file reached without a symbolic link, ready,
+     * of a layout this version reads ({@link AvLayout#read}), and for a writer owned by this user (or
+     * by its group, when {@code groupAccess}) with every page allocated. FI_ENOENT, FI_EACCES,
+     * FI_ENOSPC or FI_EINVAL with the reason when it cannot be used. Close the result's
+     * {@link Mapped#file()} when done.
+     */
+    public static Mapped attach(final Path file, final String name, final boolean readOnly, final boolean groupAccess)
     {
-        final Memory m = map(file, name, readOnly, "fi_av_open");
+        final AvFileChannel ch = openChannel(file, name, !readOnly, "fi_av_open");
+        try
+        {
+            if (!readOnly)
+            {
+                FileOwnership.checkWritable(file, name, groupAccess);
+            }
+            final Memory m = map(ch, file, name, readOnly, "fi_av_open");
+            final AvLayout layout = readReady(m, file, name);
+            if (!readOnly)
+            {
+                FileOwnership.allocateEveryPage(m, file, name);
+            }
+            return new Mapped(m, layout, ch);
+        }
+        catch (final RuntimeException | Error e)
+        {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /** Waits (bounded) for the version word, then reads and checks the layout. */
+    private static AvLayout readReady(final Memory m, final Path file, final String name)
+    {
         final long deadline = System.nanoTime() + READY_WAIT_NANOS;
         while (m.getLong(MAGIC_OFFSET) == MAGIC && m.getIntAcquire(VERSION_OFFSET) == 0)
         {
@@ -226,8 +273,7 @@ public final class SharedAvFile
         }
         try
         {
-            final AvLayout layout = AvLayout.read(m, m.capacity());
-            return new Mapped(m, layout);
+            return AvLayout.read(m, m.capacity());
         }
         catch (final AvLayout.LayoutException e)
         {
@@ -235,8 +281,8 @@ public final class SharedAvFile
         }
     }
 
-    /** Maps a file read-only or read-write after checking it is a regular file of a size a region can have. */
-    public static Memory map(final Path file, final String name, final boolean readOnly, final String call)
+    /** Opens (or joins this JVM's open file of) {@code file} after checking it is a regular file, not a link. */
+    public static AvFileChannel openChannel(final Path file, final String name, final boolean write, final String call)
     {
         if (Files.isSymbolicLink(file))
         {
@@ -247,22 +293,34 @@ public final class SharedAvFile
         {
             throw invalid(call, "'" + file + "' is not a regular file");
         }
-        final Set<OpenOption> options = readOnly
-            ? Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
-            : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-        try (FileChannel ch = FileChannel.open(file, options))
+        try
         {
+            return AvFileChannel.open(file, write);
+        }
+        catch (final IOException e)
+        {
+            throw ioFailure(call, name, file, e);
+        }
+    }
+
+    /** Maps the whole file read-only or read-write after checking its size is one a region can have. */
+    private static Memory map(final AvFileChannel file, final Path path, final String name, final boolean readOnly,
+        final String call)
+    {
+        try
+        {
+            final FileChannel ch = file.channelFor(!readOnly);
             final long size = ch.size();
             if (size < HEADER_LENGTH || size > Integer.MAX_VALUE)
             {
-                throw invalid(call, "named AV '" + name + "' (" + file + ") is " + size +
+                throw invalid(call, "named AV '" + name + "' (" + path + ") is " + size +
                     " bytes: not a shmav AV, or truncated");
             }
             return new Memory(ch.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0, size));
         }
         catch (final IOException e)
         {
-            throw ioFailure(call, name, file, e);
+            throw ioFailure(call, name, path, e);
         }
     }
 
@@ -274,14 +332,19 @@ public final class SharedAvFile
         {
             return false;
         }
-        final Memory m = map(file, name, true, "fi_av_unlink");
+        final AvFileChannel ch = openChannel(file, name, false, "fi_av_unlink");
         try
         {
+            final Memory m = map(ch, file, name, true, "fi_av_unlink");
             AvLayout.read(m, m.capacity());
         }
         catch (final AvLayout.LayoutException e)
         {
             throw invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV, so it was left alone: " + e.getMessage());
+        }
+        finally
+        {
+            ch.close();
         }
         try
         {
@@ -293,7 +356,7 @@ public final class SharedAvFile
         }
     }
 
-    private static FabricException ioFailure(final String call, final String name, final Path file, final IOException e)
+    static FabricException ioFailure(final String call, final String name, final Path file, final IOException e)
     {
         if (e instanceof NoSuchFileException)
         {
@@ -340,7 +403,7 @@ public final class SharedAvFile
         return b.toString();
     }
 
-    private static FabricException invalid(final String call, final String detail)
+    static FabricException invalid(final String call, final String detail)
     {
         return new FabricException(call, FiErrno.EINVAL, detail);
     }

@@ -4,6 +4,7 @@ import static org.shmav.shm.AttacherDescriptor.*;
 
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
 import org.shmav.shm.Processes;
 
@@ -12,26 +13,31 @@ import org.shmav.shm.Processes;
  * its journal there; the AV's count is the sum of the journals.
  *
  * <pre>
- *   token: 0 --CAS (attach)--> owner token --CAS (detach)--> 0
- *                                  \--(owner dies)--> recovered, then 0 ({@link Recovery})
+ *   entry: free (token 0, unlocked) --lock byte, then CAS token 0 -> t (attach)--> taken, locked
+ *          taken, locked --CAS token t -> 0, then unlock (detach)--> free
+ *          taken, locked --(owner dies: the kernel unlocks)--> taken, unlocked --recover--> free ({@link Recovery})
  *   attachersHighWater: raised by CAS to at least (entry + 1) after an entry is taken; never lowered
  * </pre>
  *
- * Invariants: an entry has one owner at a time (the CAS from 0); readers sum the journals of the
- * entries below the high-water mark, which covers every entry ever taken; a detached entry keeps
- * its journal delta for the next owner, so the sum stays the count. Thread-safe.
+ * Invariants: an entry has one owner at a time (the lock, then the CAS from 0); an entry is locked
+ * before its token is set and unlocked only after it is cleared, so a taken entry with a free lock is
+ * always a dead owner's; readers sum the journals of the entries below the high-water mark, which
+ * covers every entry ever taken; a detached entry keeps its journal delta for the next owner, so the
+ * sum stays the count. Thread-safe.
  */
 final class Attachers
 {
     private final Memory m;
     private final AvLayout layout;
     private final Recovery recovery;
+    private final Liveness liveness;
 
-    Attachers(final Memory m, final AvLayout layout, final Recovery recovery)
+    Attachers(final Memory m, final AvLayout layout, final Recovery recovery, final Liveness liveness)
     {
         this.m = m;
         this.layout = layout;
         this.recovery = recovery;
+        this.liveness = liveness;
     }
 
     /** See {@link SlotTable#attach}. */
@@ -42,8 +48,11 @@ final class Attachers
             for (int a = 0; a < layout.attachersCapacity(); a++)
             {
                 final int entry = layout.attacher(a);
-                if (m.getLongVolatile(entry + TOKEN_OFFSET) == 0 &&
-                    m.compareAndSetLong(entry + TOKEN_OFFSET, 0L, Processes.SELF_TOKEN))
+                if (m.getLongVolatile(entry + TOKEN_OFFSET) != 0 || !liveness.tryAcquire(a))
+                {
+                    continue;
+                }
+                if (m.compareAndSetLong(entry + TOKEN_OFFSET, 0L, Processes.SELF_TOKEN))
                 {
                     m.putLong(entry + PID_OFFSET, Processes.SELF_PID);
                     m.putLong(entry + START_MILLIS_OFFSET, Processes.SELF_START_MILLIS);
@@ -51,6 +60,7 @@ final class Attachers
                     raiseHighWater(a + 1);
                     return new SlotTable.Writer(m, a, entry);
                 }
+                liveness.release(a); // taken by a dead owner meanwhile: recovered by the next pass
             }
             recovery.recoverDead();
         }
@@ -60,20 +70,26 @@ final class Attachers
     /** Gives the entry back; its journal delta stays for the next owner. */
     void detach(final SlotTable.Writer w)
     {
+        m.setLongVolatile(w.entry + PHASE_OFFSET, 0);
         m.compareAndSetLong(w.entry + TOKEN_OFFSET, Processes.SELF_TOKEN, 0L);
+        liveness.release(w.index);
     }
 
-    /** Entries valid now: the sum of every attacher entry's journal delta. */
+    /**
+     * Entries valid now: the sum of every attacher entry's journal delta, modulo 2^32. One entry's delta
+     * may wrap (a process that inserts 2^31 times while another removes), the sum cannot, since the
+     * count is below 2^31; a sum caught between a removal and the publish it undoes reads 0, not -1.
+     */
     long count()
     {
         final long highWater = Math.min(m.getLongAcquire(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
             layout.attachersCapacity());
-        long count = 0;
+        int count = 0;
         for (int a = 0; a < highWater; a++)
         {
-            count += delta(m.getLongAcquire(layout.attacher(a) + JOURNAL_OFFSET));
+            count += (int)delta(m.getLongAcquire(layout.attacher(a) + JOURNAL_OFFSET));
         }
-        return count;
+        return Math.max(count, 0);
     }
 
     private void raiseHighWater(final long value)

@@ -71,12 +71,16 @@ public final class AuthKeyTable
         {
             final int e = layout.authKey(i);
             final long s = m.getLongVolatile(e);
-            if (state(s) == FREE && m.compareAndSetLong(e, s, word(CLAIMED, w.index(), generation(s))))
+            final long claimed = word(CLAIMED, w.index(), generation(s));
+            if (state(s) == FREE && m.compareAndSetLong(e, s, claimed))
             {
                 m.copyIn(e + KEY, src, src.position(), size);
                 m.putLong(e + USER_ID, -1L);
-                m.setLongVolatile(e, word(VALID, 1, generation(s)));
-                return i;
+                // CAS from our own claim word: a claim undone by someone else publishes nothing
+                if (m.compareAndSetLong(e, claimed, word(VALID, 1, generation(s))))
+                {
+                    return i;
+                }
             }
         }
         return -FiErrno.ENOSPC;

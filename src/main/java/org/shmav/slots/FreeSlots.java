@@ -76,10 +76,10 @@ final class FreeSlots
         final long shared = Math.min(hint & INDEX_MASK, capacity);
         final long epoch = hint >>> 32;
         final long start = epoch == w.hintEpoch ? Math.max(shared, Math.min(w.nextFree, capacity)) : shared;
-        long slot = claimMarked(w.index, start);
+        long slot = claimMarked(w, start);
         if (slot < 0)
         {
-            slot = scan(w.index, start); // a FREE slot whose group was never marked (see the class comment)
+            slot = scan(w, start); // a FREE slot whose group was never marked (see the class comment)
         }
         if (slot >= 0)
         {
@@ -94,7 +94,7 @@ final class FreeSlots
             return slot;
         }
         w.hintEpoch = -1;
-        return start > 0 ? scan(w.index, 0) : -1; // the hint is stale only after a writer died mid-removal
+        return start > 0 ? scan(w, 0) : -1; // the hint is stale only after a writer died mid-removal
     }
 
     /**
@@ -122,7 +122,7 @@ final class FreeSlots
     }
 
     /** The lowest FREE slot at or above {@code from} in a marked group, claimed; or -1. */
-    private long claimMarked(final int owner, final long from)
+    private long claimMarked(final SlotTable.Writer owner, final long from)
     {
         for (long group = nextMarked(from >>> groupShift); group >= 0; group = nextMarked(group + 1))
         {
@@ -131,7 +131,7 @@ final class FreeSlots
             long slot = claimIn(owner, Math.max(from, first), end);
             if (slot == end - 1)
             {
-                settle(group, first, end, -1); // filled the group up: clear its mark as we go
+                settle(group, first, end, null); // filled the group up: clear its mark as we go
             }
             else if (slot < 0 && from <= first)
             {
@@ -149,7 +149,7 @@ final class FreeSlots
      * Claims the first FREE slot of [first, end), or returns -1. map_addr (8 bytes a slot, all ones
      * unless the slot is VALID, reset before every freeing) says which state words to read.
      */
-    private long claimIn(final int owner, final long first, final long end)
+    private long claimIn(final SlotTable.Writer owner, final long first, final long end)
     {
         for (long i = first; i < end; i++)
         {
@@ -164,10 +164,10 @@ final class FreeSlots
     /**
      * Clears the mark of a group believed full, then reads every state word of the group: a slot freed
      * before the clear is FREE here (its freer either saw the mark still set before the clear, or sees
-     * it cleared and sets it again). If one is, the mark is set back and, with {@code owner >= 0}, the
-     * slot claimed. Returns the slot claimed or -1.
+     * it cleared and sets it again). If one is, the mark is set back and, with an {@code owner}, the
+     * slot claimed ({@code owner} null: only the mark is mended). Returns the slot claimed or -1.
      */
-    private long settle(final long group, final long first, final long end, final int owner)
+    private long settle(final long group, final long first, final long end, final SlotTable.Writer owner)
     {
         final int word = AvFileDescriptor.freeGroupWordOffset(group);
         final long bit = 1L << group;
@@ -177,7 +177,7 @@ final class FreeSlots
             if (state(m.getLongVolatile(layout.slot(i) + STATE_OFFSET)) == FREE)
             {
                 m.getAndBitwiseOrLong(word, bit);
-                if (owner < 0)
+                if (owner == null)
                 {
                     return -1;
                 }
@@ -191,7 +191,7 @@ final class FreeSlots
     }
 
     /** Every slot from {@code from} up, one state word at a time: the first FREE one claimed, or -1. */
-    private long scan(final int owner, final long from)
+    private long scan(final SlotTable.Writer owner, final long from)
     {
         for (long i = from; i < capacity; i++)
         {
@@ -203,11 +203,18 @@ final class FreeSlots
         return -1;
     }
 
-    private boolean tryClaim(final int owner, final long index)
+    /** CAS FREE(g) -> CLAIMED(owner, g); the claim word is recorded in the writer, which publishes or undoes from it. */
+    private boolean tryClaim(final SlotTable.Writer owner, final long index)
     {
         final int offset = layout.slot(index) + STATE_OFFSET;
         final long s = m.getLongVolatile(offset);
-        return state(s) == FREE && m.compareAndSetLong(offset, s, word(CLAIMED, owner, generation(s)));
+        final long claimed = word(CLAIMED, owner.index, generation(s));
+        if (state(s) == FREE && m.compareAndSetLong(offset, s, claimed))
+        {
+            owner.claimed(index, claimed);
+            return true;
+        }
+        return false;
     }
 
     /** The first marked group at or above {@code group}, or -1. */

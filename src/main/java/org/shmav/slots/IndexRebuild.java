@@ -2,6 +2,7 @@ package org.shmav.slots;
 
 import static org.shmav.shm.AttacherDescriptor.*;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.shmav.shm.AvFileDescriptor;
@@ -21,15 +22,32 @@ import org.shmav.shm.Memory;
  * Invariants: a rebuilder sets the epoch word and then waits for every phase word to be 0; a writer
  * sets its phase word and then reads the epoch word; both are volatile (sequentially consistent), so
  * either the writer sees the rebuild and waits, or the rebuilder sees the writer. A rebuild whose
- * rebuilder died is finished by the next writer that meets it. Readers that overlap a rebuild see
- * the epoch change and fall back to scanning the slots. Thread-safe: it holds no state of its own.
+ * rebuilder died, or gave up after an Error ({@link #ABANDONED}), is finished by the next writer that
+ * meets it. Readers that overlap a rebuild see the epoch change and fall back to scanning the slots.
+ * A rebuilder waits for live writers' phases only {@link #PHASE_WAIT_NANOS}, and a handle whose
+ * attempt failed backs off ({@link #rebuildCrowded}), so that a frozen writer does not stall the
+ * others. Used by one writer thread of a handle at a time (its back-off is the handle's).
  */
 final class IndexRebuild
 {
+    /**
+     * How long a rebuilder waits for live writers to leave their phase. A live writer is inside for
+     * microseconds; one that stays longer is frozen (SIGSTOP) or descheduled, and every other writer
+     * waits for the rebuild meanwhile, so the rebuilder gives up soon and backs off instead.
+     */
+    static final long PHASE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Longest back-off between rebuild attempts of a crowded index that live writers kept from running. */
+    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Rebuilder index + 1 of a rebuild whose rebuilder gave up after an Error: nobody's, so the next writer takes it over. */
+    static final long ABANDONED = 0xFFFF_FFFFL;
+
     private final Memory m;
     private final AvLayout layout;
     private final DedupIndex index;
     private final Recovery recovery;
+    /** This handle's next rebuild attempt of a crowded index may start then (System.nanoTime), and its back-off. */
+    private long nextAttempt;
+    private long backoff;
 
     IndexRebuild(final Memory m, final AvLayout layout, final DedupIndex index, final Recovery recovery)
     {
@@ -83,11 +101,16 @@ final class IndexRebuild
         m.setLongRelease(w.entry + PHASE_OFFSET, 0);
     }
 
-    /** True when the rebuild marked in {@code epoch} has a live rebuilder (an index out of range has none). */
-    private boolean rebuilderAlive(final long epoch)
+    /**
+     * True when the rebuild marked in {@code epoch} has a live rebuilder other than {@code w} (an index
+     * out of range has none; a mark of {@code w}'s own, met outside its rebuild, was left by a rebuild
+     * an Error cut short before it could mark it abandoned).
+     */
+    private boolean rebuilderAlive(final long epoch, final SlotTable.Writer w)
     {
         final long rebuilder = (epoch & 0xFFFF_FFFFL) - 1;
-        return rebuilder >= 0 && rebuilder < layout.attachersCapacity() && recovery.ownerAlive((int)rebuilder);
+        return rebuilder >= 0 && rebuilder < layout.attachersCapacity() && rebuilder != w.index &&
+            recovery.ownerAlive((int)rebuilder);
     }
 
     /** Waits for the rebuild marked in {@code epoch} to end; takes it over if its rebuilder died. */
@@ -95,7 +118,7 @@ final class IndexRebuild
     {
         while (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) == epoch)
         {
-            if (!rebuilderAlive(epoch))
+            if (!rebuilderAlive(epoch, w))
             {
                 final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
                 if (m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine))
@@ -117,12 +140,32 @@ final class IndexRebuild
     boolean finishAbandonedRebuild(final SlotTable.Writer w)
     {
         final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
-        if ((epoch & 0xFFFF_FFFFL) == 0 || rebuilderAlive(epoch))
+        if ((epoch & 0xFFFF_FFFFL) == 0 || rebuilderAlive(epoch, w))
         {
             return false;
         }
         final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
         return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && rebuildAs(w, mine);
+    }
+
+    /**
+     * Rebuilds a crowded index unless an attempt of this handle failed (live writers stayed inside
+     * their phase) less than a back-off ago: inserts go on meanwhile, as a crowded index still has
+     * EMPTY buckets. The back-off doubles with each failure, up to {@link #MAX_BACKOFF_NANOS}.
+     */
+    void rebuildCrowded(final SlotTable.Writer w)
+    {
+        if (backoff != 0 && System.nanoTime() - nextAttempt < 0)
+        {
+            return;
+        }
+        if (rebuildIndex(w))
+        {
+            backoff = 0;
+            return;
+        }
+        backoff = Math.min(Math.max(backoff * 2, PHASE_WAIT_NANOS * 10), MAX_BACKOFF_NANOS);
+        nextAttempt = System.nanoTime() + backoff;
     }
 
     /** See {@link SlotTable#rebuildIndex}. */
@@ -138,10 +181,36 @@ final class IndexRebuild
         return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && rebuildAs(w, mine);
     }
 
+    /**
+     * The rebuild marked by {@code mine}: waits (bounded) for other writers to leave their phase,
+     * recovering dead ones, then rebuilds the buckets. An Error or exception on the way marks the
+     * rebuild {@link #ABANDONED}, so that the next writer takes it over instead of waiting for us.
+     */
     private boolean rebuildAs(final SlotTable.Writer w, final long mine)
     {
         final long idle = mine & 0xFFFF_FFFF_0000_0000L;
-        final long deadline = System.nanoTime() + Waits.CLAIM_WAIT_NANOS;
+        try
+        {
+            if (!awaitPhasesZero(w))
+            {
+                m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle);
+                return false;
+            }
+            index.rebuildBuckets();
+            m.setLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET, idle);
+            return true;
+        }
+        catch (final Throwable t)
+        {
+            m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle | ABANDONED);
+            throw t;
+        }
+    }
+
+    /** True once no other writer is inside its phase; false when a live one stayed past {@link #PHASE_WAIT_NANOS}. */
+    private boolean awaitPhasesZero(final SlotTable.Writer w)
+    {
+        final long deadline = System.nanoTime() + PHASE_WAIT_NANOS;
         final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
             layout.attachersCapacity());
         for (int a = 0; a < highWater; a++)
@@ -160,14 +229,11 @@ final class IndexRebuild
                 }
                 if (Waits.passed(deadline))
                 {
-                    m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle);
                     return false;
                 }
                 LockSupport.parkNanos(10_000);
             }
         }
-        index.rebuildBuckets();
-        m.setLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET, idle);
         return true;
     }
 }

@@ -3,51 +3,51 @@ package org.shmav.slots;
 import static org.shmav.shm.AttacherDescriptor.*;
 import static org.shmav.shm.SlotDescriptor.*;
 
-import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
-import org.shmav.shm.Processes;
 
 /**
  * Recovery of dead writers: whatever a writer that died at any instruction left half-done is
- * finished or undone by whoever meets it, in any process.
+ * finished or undone by whoever meets it, in any process; and the same for what a live writer held
+ * when an Error or exception cut its operation short ({@link #giveBack}).
  *
  * <pre>
- *   attacher token:  owner ----(owner dies)----> owner, dead --CAS--> RECOVERING|recoverer
- *                      --settle journal, repair slots, auth keys, phase--> 0 (free)
+ *   attacher entry a:  taken, lock held (alive) --(owner dies: the kernel drops the lock)--> taken, lock free
+ *     --recoverer locks the byte--> settle journal, repair slots, auth keys, phase --> token 0, unlock
  *   slots of the dead owner a:  CLAIMED(a,g) --undo--> FREE(g+1);  REMOVING(a,g) --finish--> FREE(g+1)
  * </pre>
  *
- * Invariants: the journal is settled by one CAS that records whether the dead writer's publish or
- * removal in flight happened, before any slot is touched, so the count stays exact; every slot
- * repair is a CAS that only one recoverer wins; an entry is freed only once settled, so a new owner
- * never inherits a half-done step. Safe to run in several processes at once. Thread-safe: it holds
- * no state of its own.
+ * Invariants: an entry is recovered only when its lock is provably free ({@link Liveness}): a live
+ * owner is never robbed, in any pid namespace, whatever the clocks; the recoverer holds the lock while
+ * it works, so there is one recoverer at a time and others see the entry alive until it is free; the
+ * journal is settled by one CAS that records whether the dead writer's publish or removal in flight
+ * happened, before any slot is touched, so the count stays exact; every slot repair is a CAS from the
+ * word read, so a repair done twice (a recoverer that died half-way is replaced) changes nothing.
+ * Thread-safe: it holds no state of its own.
  */
 final class Recovery
 {
-    /** Token bit marking an attacher entry that a recoverer (the rest of the token) is settling. */
-    static final long RECOVERING = AttacherDescriptor.TOKEN_RECOVERING;
-
     private final Memory m;
     private final AvLayout layout;
     private final SlotRemover remover;
+    private final Liveness liveness;
     private final long capacity;
 
-    Recovery(final Memory m, final AvLayout layout, final SlotRemover remover)
+    Recovery(final Memory m, final AvLayout layout, final SlotRemover remover, final Liveness liveness)
     {
         this.m = m;
         this.layout = layout;
         this.remover = remover;
+        this.liveness = liveness;
         this.capacity = layout.capacity();
     }
 
-    /** True when attacher entry {@code attacher} is taken by a live process (not being recovered). */
+    /** True when attacher entry {@code attacher} is taken and its lock held (by its owner or a recoverer). */
     boolean ownerAlive(final int attacher)
     {
-        final long token = m.getLongVolatile(layout.attacher(attacher) + TOKEN_OFFSET);
-        return token != 0 && (token & RECOVERING) == 0 && Processes.isAlive(token);
+        return m.getLongVolatile(layout.attacher(attacher) + TOKEN_OFFSET) != 0 && liveness.isHeld(attacher);
     }
 
     /** See {@link SlotTable#recoverDead}. */
@@ -58,8 +58,7 @@ final class Recovery
         int repaired = 0;
         for (int a = 0; a < highWater; a++)
         {
-            final long token = m.getLongVolatile(layout.attacher(a) + TOKEN_OFFSET);
-            if (token != 0 && !Processes.isAlive(token & ~RECOVERING))
+            if (m.getLongVolatile(layout.attacher(a) + TOKEN_OFFSET) != 0 && !liveness.isHeld(a))
             {
                 repaired += recoverAttacher(a);
             }
@@ -68,53 +67,54 @@ final class Recovery
     }
 
     /**
-     * Recovers attacher entry {@code a}, whose process is dead. Safe to run in several processes at
-     * once: the journal is settled by one CAS that records the decision before any slot is touched,
-     * and every slot repair is a CAS that only the first recoverer wins.
+     * Recovers attacher entry {@code a} if its process is dead: locks its byte (failing when the owner
+     * or another recoverer holds it), settles it, frees it and unlocks. Returns the slots repaired.
      */
     int recoverAttacher(final int a)
     {
-        final int entry = layout.attacher(a);
-        final long token = takeForRecovery(entry);
-        if (token == 0)
+        if (!liveness.tryAcquire(a))
         {
             return 0;
         }
         try
         {
+            final int entry = layout.attacher(a);
+            final long token = m.getLongVolatile(entry + TOKEN_OFFSET);
+            if (token == 0)
+            {
+                return 0; // freed meanwhile
+            }
             final int repaired = repair(a, entry);
-            m.compareAndSetLong(entry + TOKEN_OFFSET, RECOVERING | Processes.SELF_TOKEN, 0L);
+            m.compareAndSetLong(entry + TOKEN_OFFSET, token, 0L);
             return repaired;
         }
-        catch (final RuntimeException e)
+        finally
         {
-            m.compareAndSetLong(entry + TOKEN_OFFSET, RECOVERING | Processes.SELF_TOKEN, token);
-            throw e;
+            liveness.release(a);
         }
     }
 
     /**
-     * Marks a dead attacher entry as being recovered by this process, so that one recoverer works on
-     * it at a time and nobody can take the entry before it is settled. A recoverer that died is
-     * replaced the same way. Returns the token replaced, or 0 when there is nothing to do.
+     * Gives back what writer {@code w} holds after an Error or exception cut its operation short: a
+     * claim is undone, a removal finished, the journal settled as a recoverer would, so that the AV
+     * stays usable while this process lives on. Tried again if it overflows the stack itself, and, if it
+     * still has not succeeded, at the start of the writer's next operation.
      */
-    private long takeForRecovery(final int entry)
+    void giveBack(final SlotTable.Writer w)
     {
-        while (true)
+        w.needsRepair = true;
+        w.released();
+        for (int attempt = 0; attempt < 3; attempt++)
         {
-            final long t = m.getLongVolatile(entry + TOKEN_OFFSET);
-            if (t == 0)
+            try
             {
-                return 0;
+                repair(w.index, w.entry);
+                w.needsRepair = false;
+                return;
             }
-            final long holder = t & ~RECOVERING;
-            if (holder == Processes.SELF_TOKEN || Processes.isAlive(holder))
+            catch (final StackOverflowError again)
             {
-                return 0; // a live owner, or a live recoverer (perhaps another thread of ours)
-            }
-            if (m.compareAndSetLong(entry + TOKEN_OFFSET, t, RECOVERING | Processes.SELF_TOKEN))
-            {
-                return t;
+                // the handler runs on the little stack the failed operation left: the next try has more
             }
         }
     }
@@ -132,12 +132,12 @@ final class Recovery
             }
             if (state(s) == CLAIMED)
             {
-                remover.undoClaim(i, a);
+                remover.undoClaim(i, s);
                 repaired++;
             }
             else if (state(s) == REMOVING)
             {
-                remover.finishRemoval(i, a);
+                remover.finishRemoval(i, s);
                 repaired++;
             }
         }

@@ -4,36 +4,80 @@ import static org.shmav.shm.AvFileDescriptor.*;
 
 import java.nio.ByteBuffer;
 import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SharedAvFile;
 
 /**
- * One AV region as this process sees it: its memory, slot table, auth keys and, for a writable
- * region, this process's attacher entry. A private AV's region is plain process memory; a named AV's
- * is a mapped file ({@link SharedAvFile}).
+ * One AV region as this process sees it: its memory, slot table, auth keys, how this process tells
+ * live writers from dead ones ({@link Liveness}), and, for a writable region, this process's attacher
+ * entry. A private AV's region is plain process memory; a named AV's is a mapped file
+ * ({@link SharedAvFile}), whose open file this region keeps until {@link #detach}.
  */
 public final class Region
 {
+    /** What this process does with a named AV's region. */
+    public enum Role
+    {
+        /** Inserts and removes: takes an attacher entry and keeps its lock. */
+        WRITER,
+        /** FI_READ: holds a shared lock on the readers' byte, so that tools see it. */
+        READER,
+        /** A tool that only reads (shmav ls, show, dump, watch): leaves no trace. */
+        TOOL
+    }
+
     private final Memory memory;
     private final AvLayout layout;
+    private final Liveness liveness;
     private final SlotTable table;
     private final AuthKeyTable authKeys;
     private final SlotTable.Writer writer;
+    private final AvFileChannel file;
+    private final boolean reader;
 
-    Region(final Memory memory, final AvLayout layout, final boolean writable)
+    private Region(final Memory memory, final AvLayout layout, final Liveness liveness, final AvFileChannel file,
+        final Role role)
     {
         this.memory = memory;
         this.layout = layout;
-        this.table = new SlotTable(memory, layout);
+        this.liveness = liveness;
+        this.table = new SlotTable(memory, layout, liveness);
         this.authKeys = new AuthKeyTable(memory, layout);
-        this.writer = writable ? table.attach() : null;
+        this.file = file;
+        this.writer = role == Role.WRITER ? table.attach() : null;
+        this.reader = role == Role.READER && holdReaderLock(file);
     }
 
-    /** The region of a mapped AV file; {@code writable} takes an attacher entry for this process. */
-    public static Region of(final SharedAvFile.Mapped file, final boolean writable)
+    /** A region of process memory used by this process alone (tests, jcstress), with one writer when {@code writable}. */
+    Region(final Memory memory, final AvLayout layout, final boolean writable)
     {
-        return new Region(file.memory(), file.layout(), writable);
+        this(memory, layout, Liveness.local(), null, writable ? Role.WRITER : Role.TOOL);
+    }
+
+    /** The region of a mapped AV file, used in {@code role}; {@link #detach} closes the file. */
+    public static Region of(final SharedAvFile.Mapped file, final Role role)
+    {
+        return new Region(file.memory(), file.layout(), Liveness.of(file.file(), file.layout()), file.file(), role);
+    }
+
+    /**
+     * Takes the readers' shared lock; tries for a moment, since a tool's test of it holds it
+     * exclusively for an instant. A reader that cannot take it still reads; tools just do not see it.
+     */
+    private static boolean holdReaderLock(final AvFileChannel file)
+    {
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            if (file.holdShared(READERS_LOCK_OFFSET))
+            {
+                return true;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        return false;
     }
 
     /** A new private region in process memory, ready to use. */
@@ -81,16 +125,20 @@ public final class Region
         m.putLong(CHANGES_OFFSET, memory.getLong(CHANGES_OFFSET));
         m.putLong(FREE_HINT_OFFSET, memory.getLong(FREE_HINT_OFFSET) & 0xFFFF_FFFFL);
         m.putLong(ATTACHERS_HIGH_WATER_OFFSET, memory.getLong(ATTACHERS_HIGH_WATER_OFFSET));
-        new SlotTable(m, bigger).rebuildBuckets(); // no other writer: the region is not published yet
-        return new Region(m, bigger, writer);
+        new SlotTable(m, bigger, liveness).rebuildBuckets(); // no other writer: the region is not published yet
+        return new Region(m, bigger, liveness, writer);
     }
 
-    private Region(final Memory memory, final AvLayout layout, final SlotTable.Writer writer)
+    /** The grown copy of a private region: the same liveness, and the writer's entry, already locked. */
+    private Region(final Memory memory, final AvLayout layout, final Liveness liveness, final SlotTable.Writer writer)
     {
         this.memory = memory;
         this.layout = layout;
-        this.table = new SlotTable(memory, layout);
+        this.liveness = liveness;
+        this.table = new SlotTable(memory, layout, liveness);
         this.authKeys = new AuthKeyTable(memory, layout);
+        this.file = null;
+        this.reader = false;
         this.writer = writer == null ? null : table.writerAt(writer.index());
     }
 
@@ -131,12 +179,32 @@ public final class Region
         return memory.getLong(MAP_ADDR_BASE_OFFSET);
     }
 
-    /** Gives back this process's attacher entry. */
+    /** How this process tells live writers of the region from dead ones. */
+    public Liveness liveness()
+    {
+        return liveness;
+    }
+
+    /** This JVM's open file of a named AV's region; null for a private one. */
+    public AvFileChannel file()
+    {
+        return file;
+    }
+
+    /** Gives back this process's attacher entry or reader lock, and its use of the file. Once. */
     public void detach()
     {
         if (writer != null)
         {
             table.detach(writer);
+        }
+        if (reader)
+        {
+            file.unlock(READERS_LOCK_OFFSET);
+        }
+        if (file != null)
+        {
+            file.close();
         }
     }
 }

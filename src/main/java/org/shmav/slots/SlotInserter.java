@@ -13,6 +13,7 @@ import org.shmav.FiErrno;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
+import org.shmav.shm.SlotDescriptor;
 
 /**
  * The writer's insert: probe the index, claim the lowest FREE slot, fill it, index it, publish it.
@@ -39,6 +40,12 @@ final class SlotInserter
     static final int RETRY = -2;
     /** No EMPTY bucket on the probe sequence: the index needs a rebuild. Never returned to callers. */
     static final long INDEX_FULL = -1_000_000L;
+    /**
+     * How long an insert into a full AV waits for other writers' claims to settle (one may be given
+     * back) before FI_ENOSPC: a live writer settles in microseconds, and a frozen one must not stall
+     * the others for long (it is not inserting their address).
+     */
+    static final long FULL_SETTLE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
     /** Index rebuilds one insert asks for before it reports FI_ENOSPC. */
     private static final int MAX_REBUILDS = 3;
 
@@ -71,17 +78,39 @@ final class SlotInserter
     /**
      * Inserts an address at the lowest FREE slot, or takes a reference on the slot already holding it.
      * Returns the slot, or a negative errno: -ENOSPC when no slot (or no hash bucket) is free,
-     * -EAGAIN when another live writer kept the same address half-published too long.
+     * -EAGAIN when another live writer kept the same address half-published too long, -EOVERFLOW
+     * when the entry already holds {@link SlotDescriptor#MAX_REFS} references.
      */
     long insert(final SlotTable.Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
+    {
+        return inPhase(w, -1, src, off, len, authKey, userId, mapBase);
+    }
+
+    /**
+     * Inserts an address at slot {@code index}. Returns the slot, or -EADDRINUSE when it holds another
+     * address, -EALREADY when the address is at another slot, -EAGAIN or -EOVERFLOW as {@link #insert}.
+     */
+    long insertAt(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase)
+    {
+        return inPhase(w, index, src, off, len, authKey, userId, mapBase);
+    }
+
+    /**
+     * One insert (at {@code index}, or the lowest FREE slot when it is -1) inside the writer phase,
+     * rebuilding the index first when it is crowded and again when it is full. An Error or exception
+     * anywhere inside gives back what the writer holds before it propagates.
+     */
+    private long inPhase(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off,
+        final int len, final long authKey, final long userId, final long mapBase)
     {
         final long hash = DedupIndex.hash(src, off, len, authKey);
         for (int attempt = 0; ; attempt++)
         {
             if (rebuild.indexCrowded())
             {
-                rebuild.rebuildIndex(w);
+                rebuild.rebuildCrowded(w);
             }
             if (!rebuild.enterPhase(w))
             {
@@ -90,7 +119,14 @@ final class SlotInserter
             final long result;
             try
             {
-                result = insertInPhase(w, src, off, len, authKey, userId, mapBase, hash);
+                result = index < 0
+                    ? insertInPhase(w, src, off, len, authKey, userId, mapBase, hash)
+                    : insertAtInPhase(w, index, src, off, len, authKey, userId, mapBase, hash);
+            }
+            catch (final Throwable t)
+            {
+                recovery.giveBack(w);
+                throw t;
             }
             finally
             {
@@ -135,7 +171,7 @@ final class SlotInserter
             // a writer of this very address, so the AV is full only if the claims are settled again
             // after that attempt failed. Then look a last time: a writer that published this address
             // in between indexed it first.
-            deadline = Waits.startWaiting(deadline);
+            deadline = deadline != Waits.NO_DEADLINE ? deadline : System.nanoTime() + FULL_SETTLE_NANOS;
             final boolean settled = !claimsInFlight(w) || Waits.passed(deadline);
             if (settled && lastLook)
             {
@@ -168,45 +204,6 @@ final class SlotInserter
         return false;
     }
 
-    /**
-     * Inserts an address at slot {@code index}. Returns the slot, or -EADDRINUSE when it holds another
-     * address, -EALREADY when the address is at another slot, -EAGAIN as {@link #insert}.
-     */
-    long insertAt(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
-        final long authKey, final long userId, final long mapBase)
-    {
-        final long hash = DedupIndex.hash(src, off, len, authKey);
-        for (int attempt = 0; ; attempt++)
-        {
-            if (rebuild.indexCrowded())
-            {
-                rebuild.rebuildIndex(w);
-            }
-            if (!rebuild.enterPhase(w))
-            {
-                return -FiErrno.EAGAIN;
-            }
-            final long result;
-            try
-            {
-                result = insertAtInPhase(w, index, src, off, len, authKey, userId, mapBase, hash);
-            }
-            finally
-            {
-                rebuild.exitPhase(w);
-            }
-            if (result != INDEX_FULL)
-            {
-                return result;
-            }
-            if (attempt == MAX_REBUILDS)
-            {
-                return -FiErrno.ENOSPC;
-            }
-            rebuild.rebuildIndex(w);
-        }
-    }
-
     private long insertAtInPhase(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
@@ -218,8 +215,10 @@ final class SlotInserter
             final int st = state(s);
             if (st == FREE)
             {
-                if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(CLAIMED, w.index, generation(s))))
+                final long claimed = word(CLAIMED, w.index, generation(s));
+                if (m.compareAndSetLong(slot + STATE_OFFSET, s, claimed))
                 {
+                    w.claimed(index, claimed);
                     break;
                 }
                 continue;
@@ -230,9 +229,10 @@ final class SlotInserter
                 {
                     return -FiErrno.EADDRINUSE;
                 }
-                if (takeReference(slot, s, userId))
+                final long taken = takeReference(slot, s, userId, index);
+                if (taken != RETRY)
                 {
-                    return index;
+                    return taken;
                 }
                 continue;
             }
@@ -244,7 +244,7 @@ final class SlotInserter
         }
         if (dedup.probe(src, off, len, authKey, hash) >= 0)
         {
-            remover.undoClaim(index, w.index);
+            giveBackClaim(w);
             return -FiErrno.EALREADY;
         }
         final long result = fillIndexPublish(w, index, src, off, len, authKey, userId, hash, mapBase);
@@ -329,7 +329,7 @@ final class SlotInserter
         }
         if (st == VALID)
         {
-            return takeReference(slot, s, userId) ? other : RETRY;
+            return takeReference(slot, s, userId, other);
         }
         if (payload(s) == w.index)
         {
@@ -338,22 +338,27 @@ final class SlotInserter
         return waitForOwner(w, s, deadline) ? RETRY : -FiErrno.EAGAIN;
     }
 
-    private boolean takeReference(final int slot, final long s, final long userId)
+    /**
+     * CAS refs+1 on the VALID word {@code s}: {@code found} on success, RETRY when the word changed,
+     * -EOVERFLOW when the entry holds {@link SlotDescriptor#MAX_REFS} references already (it stays
+     * valid, and is removed by as many removals as it has references).
+     */
+    private long takeReference(final int slot, final long s, final long userId, final long found)
     {
         final long refs = payload(s);
-        if (refs == 0 || refs >= MAX_REFS)
+        if (refs >= MAX_REFS)
         {
-            return false;
+            return -FiErrno.EOVERFLOW;
         }
-        if (!m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs + 1, generation(s))))
+        if (refs == 0 || !m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs + 1, generation(s))))
         {
-            return false;
+            return RETRY;
         }
         if (userId != Long.MIN_VALUE)
         {
             m.setLongVolatile(slot + USER_ID_OFFSET, userId);
         }
-        return true;
+        return found;
     }
 
     /**
@@ -387,21 +392,30 @@ final class SlotInserter
         final long found = findOrReference(w, src, off, len, authKey, hash, index, userId);
         if (found != NO_MATCH)
         {
-            remover.undoClaim(index, w.index);
+            giveBackClaim(w);
             return found; // the address was inserted meanwhile (reference taken), INDEX_FULL or -errno
         }
         m.setLongRelease(layout.map(index), mapBase + index);
         final long delta = w.delta();
         w.journal(journal(delta, OP_PUBLISH, index));
-        final long claimed = m.getLong(slot + STATE_OFFSET);
-        // CAS, not a store: a recoverer that wrongly judged us dead would have moved the slot on.
+        final long claimed = w.claimWord;
+        // CAS from the exact word our claim wrote: if anyone moved the slot on, we own nothing and fail.
         if (!m.compareAndSetLong(slot + STATE_OFFSET, claimed, word(VALID, 1, generation(claimed))))
         {
             w.journal(journal(delta, OP_NONE, 0));
+            w.released();
             return -FiErrno.EAGAIN;
         }
+        w.released();
         w.journal(journal(delta + 1, OP_NONE, 0));
         m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);
         return index;
+    }
+
+    /** Undoes this writer's claim (a duplicate, a full index, EALREADY), from the word its CAS wrote. */
+    private void giveBackClaim(final SlotTable.Writer w)
+    {
+        remover.undoClaim(w.claimedSlot, w.claimWord);
+        w.released();
     }
 }

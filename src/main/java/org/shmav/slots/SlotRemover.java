@@ -19,8 +19,10 @@ import org.shmav.shm.Memory;
  *   finish / undo: map_addr reset, bucket tombstoned, then the CAS to FREE, then the free hint
  * </pre>
  *
- * Invariants: a slot leaves map_addr and the index before it is FREE, so nobody finds a FREE slot
- * through them; the generation grows on every freeing, so a reader's seqlock check and a stale claim
+ * Invariants: every transition is a CAS from the exact word the writer itself wrote (its claim, its
+ * REMOVING word), so a writer whose slot was moved on by someone else fails cleanly instead of
+ * changing a slot it no longer owns; a slot leaves map_addr and the index before it is FREE, so nobody
+ * finds a FREE slot through them; the generation grows on every freeing, so a reader's seqlock check and a stale claim
  * word both fail afterwards; the writer's journal names a removal before its CAS, so a recoverer can
  * tell whether the count already dropped. Callers run {@link #release} inside the writer phase
  * ({@link IndexRebuild}). Thread-safe: it holds no state of its own.
@@ -40,7 +42,11 @@ final class SlotRemover
         this.free = free;
     }
 
-    /** Drops one reference on slot {@code index}; 0, or -EINVAL when it is not VALID. */
+    /**
+     * Drops one reference on slot {@code index}; 0, or -EINVAL when it is not VALID. The last reference
+     * moves the slot to REMOVING(w) by CAS from the VALID word read, and the removal is finished from
+     * exactly the REMOVING word that CAS wrote.
+     */
     int release(final SlotTable.Writer w, final long index)
     {
         final int slot = layout.slot(index);
@@ -61,14 +67,16 @@ final class SlotRemover
                 continue;
             }
             final long delta = w.delta();
+            final long removing = word(REMOVING, w.index, generation(s));
             w.journal(journal(delta, OP_REMOVE, index));
-            if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(REMOVING, w.index, generation(s))))
+            if (m.compareAndSetLong(slot + STATE_OFFSET, s, removing))
             {
                 w.journal(journal(delta - 1, OP_COUNTED, index));
-                finishRemoval(index, w.index);
+                finishRemoval(index, removing);
                 w.journal(journal(delta - 1, OP_NONE, 0));
                 return 0;
             }
+            w.journal(journal(delta, OP_NONE, 0));
         }
     }
 
@@ -85,35 +93,40 @@ final class SlotRemover
         return sameIncarnation(before, m.getLongVolatile(slot + STATE_OFFSET));
     }
 
-    /** CLAIMED(owner) -> FREE(g+1), removing any bucket that points at the slot first. */
-    void undoClaim(final long index, final int owner)
+    /**
+     * CLAIMED(a,g) -> FREE(g+1), from exactly {@code claimed}: a writer gives back its own claim, a
+     * recoverer the claim word of a dead owner it read. map_addr and any bucket pointing at the slot go
+     * first. Nothing happens when the slot no longer holds {@code claimed}.
+     */
+    void undoClaim(final long index, final long claimed)
     {
         final int slot = layout.slot(index);
-        final long s = m.getLongVolatile(slot + STATE_OFFSET);
-        if (state(s) != CLAIMED || payload(s) != owner)
+        if (m.getLongVolatile(slot + STATE_OFFSET) != claimed || state(claimed) != CLAIMED)
         {
             return;
         }
-        m.setLongRelease(layout.map(index), -1L); // a dead owner may have written it before its publishing CAS
+        m.setLongRelease(layout.map(index), -1L); // the owner may have written it before its publishing CAS
         this.index.tombstone(index);
-        if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(FREE, 0, generation(s) + 1)))
+        if (m.compareAndSetLong(slot + STATE_OFFSET, claimed, word(FREE, 0, generation(claimed) + 1)))
         {
             free.freed(index);
         }
     }
 
-    /** REMOVING(owner) -> FREE(g+1): out of map_addr and the hash, then free, then the hint. */
-    void finishRemoval(final long index, final int owner)
+    /**
+     * REMOVING(a,g) -> FREE(g+1), from exactly {@code removing}: out of map_addr and the hash, then free,
+     * then the hint and the counters. Nothing happens when the slot no longer holds {@code removing}.
+     */
+    void finishRemoval(final long index, final long removing)
     {
         final int slot = layout.slot(index);
-        final long s = m.getLongVolatile(slot + STATE_OFFSET);
-        if (state(s) != REMOVING || payload(s) != owner)
+        if (m.getLongVolatile(slot + STATE_OFFSET) != removing || state(removing) != REMOVING)
         {
             return;
         }
         m.setLongRelease(layout.map(index), -1L);
         this.index.tombstone(index);
-        if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(FREE, 0, generation(s) + 1)))
+        if (m.compareAndSetLong(slot + STATE_OFFSET, removing, word(FREE, 0, generation(removing) + 1)))
         {
             free.freed(index);
             m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);

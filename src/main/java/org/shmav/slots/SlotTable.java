@@ -4,11 +4,14 @@ import static org.shmav.shm.AttacherDescriptor.*;
 
 import java.nio.ByteBuffer;
 
+import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
+import org.shmav.shm.Processes;
 import org.shmav.shm.SlotDescriptor;
 
 /**
@@ -52,7 +55,8 @@ public final class SlotTable
     private final SlotInserter inserter;
     private final Attachers attachers;
 
-    public SlotTable(final Memory m, final AvLayout layout)
+    /** The slot table of a region whose writers' liveness {@code liveness} tells. */
+    public SlotTable(final Memory m, final AvLayout layout, final Liveness liveness)
     {
         this.m = m;
         this.layout = layout;
@@ -60,10 +64,10 @@ public final class SlotTable
         this.index = new DedupIndex(m, layout, reader);
         final FreeSlots free = new FreeSlots(m, layout);
         this.remover = new SlotRemover(m, layout, index, free);
-        this.recovery = new Recovery(m, layout, remover);
+        this.recovery = new Recovery(m, layout, remover, liveness);
         this.rebuild = new IndexRebuild(m, layout, index, recovery);
         this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, rebuild);
-        this.attachers = new Attachers(m, layout, recovery);
+        this.attachers = new Attachers(m, layout, recovery, liveness);
     }
 
     public AvLayout layout()
@@ -166,6 +170,7 @@ public final class SlotTable
     public long insert(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
+        checkOwned(w);
         return inserter.insert(w, src, off, len, authKey, userId, mapBase);
     }
 
@@ -176,6 +181,7 @@ public final class SlotTable
     public long insertAt(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
+        checkOwned(w);
         return inserter.insertAt(w, index, src, off, len, authKey, userId, mapBase);
     }
 
@@ -187,6 +193,7 @@ public final class SlotTable
      */
     public int remove(final Writer w, final long index)
     {
+        checkOwned(w);
         if (!rebuild.enterPhase(w))
         {
             return -FiErrno.EAGAIN;
@@ -194,6 +201,11 @@ public final class SlotTable
         try
         {
             return remover.release(w, index);
+        }
+        catch (final Throwable t)
+        {
+            recovery.giveBack(w);
+            throw t;
         }
         finally
         {
@@ -205,6 +217,25 @@ public final class SlotTable
     public boolean setUserId(final long index, final long userId)
     {
         return remover.setUserId(index, userId);
+    }
+
+    /**
+     * FI_EIO when this process no longer owns its attacher entry: another process recovered it, which
+     * happens only if the kernel dropped this JVM's lock on it, i.e. code outside shmav opened and closed
+     * a descriptor of the AV file in this JVM (see AvFileChannel). Writing on would corrupt the count.
+     */
+    private void checkOwned(final Writer w)
+    {
+        if (w.needsRepair)
+        {
+            recovery.giveBack(w); // an earlier give-back overflowed the stack too: finish it now
+        }
+        if (m.getLong(w.entry + TOKEN_OFFSET) != Processes.SELF_TOKEN)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EIO, "this process lost its attacher entry " + w.index +
+                " of the AV: its record lock was dropped, most likely because code outside shmav opened and closed " +
+                "the AV file in this JVM; close this handle and open the AV again");
+        }
     }
 
     // ---------------------------------------------------------------- recovery, attachers, rebuild
@@ -267,7 +298,7 @@ public final class SlotTable
         index.rebuildBuckets();
     }
 
-    /** Recovers attacher entry {@code a}, whose process is dead (jcstress and tests). */
+    /** Recovers attacher entry {@code a}, if its process is dead (jcstress and tests). */
     int recoverAttacher(final int a)
     {
         return recovery.recoverAttacher(a);
@@ -291,6 +322,11 @@ public final class SlotTable
          */
         long hintEpoch = -1;
         long nextFree;
+        /** The slot this writer holds CLAIMED, -1 for none, and the exact word its claim CAS wrote. */
+        long claimedSlot = -1;
+        long claimWord;
+        /** An operation was cut short by an Error and what it held is not given back yet. */
+        boolean needsRepair;
 
         Writer(final Memory m, final int index, final int entry)
         {
@@ -312,6 +348,19 @@ public final class SlotTable
         void journal(final long value)
         {
             m.setLongRelease(entry + JOURNAL_OFFSET, value);
+        }
+
+        /** Records the claim of slot {@code slot} by the CAS that wrote {@code word}. */
+        void claimed(final long slot, final long word)
+        {
+            claimedSlot = slot;
+            claimWord = word;
+        }
+
+        /** The claim was published or given back. */
+        void released()
+        {
+            claimedSlot = -1;
         }
     }
 }

@@ -23,7 +23,7 @@ public final class ToolAccess
      */
     public static Region openReadOnly(final Path file)
     {
-        return Region.of(SharedAvFile.attach(file, file.getFileName().toString(), true), false);
+        return Region.of(SharedAvFile.attach(file, file.getFileName().toString(), true, true), Region.Role.TOOL);
     }
 
     /**
@@ -32,6 +32,6 @@ public final class ToolAccess
      */
     public static Region openForRepair(final Path file)
     {
-        return Region.of(SharedAvFile.attach(file, file.getFileName().toString(), false), true);
+        return Region.of(SharedAvFile.attach(file, file.getFileName().toString(), false, true), Region.Role.WRITER);
     }
 }

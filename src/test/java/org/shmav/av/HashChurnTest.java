@@ -208,9 +208,9 @@ class HashChurnTest
         m.putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, (epoch << 32) | 6);
     }
 
-    /** The token of a pid that cannot exist (larger than any pid_max). */
+    /** A token of an entry whose lock nobody holds: its writer is dead. */
     private static long deadToken()
     {
-        return AttacherDescriptor.token(AttacherDescriptor.PID_MASK, 1_000);
+        return 0xDEADL;
     }
 }

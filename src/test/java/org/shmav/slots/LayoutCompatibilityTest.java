@@ -2,6 +2,7 @@ package org.shmav.slots;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -22,6 +23,7 @@ import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
+import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
@@ -46,8 +48,8 @@ class LayoutCompatibilityTest
         AvTestSupport.deleteRecursively(dir);
     }
 
-    /** Writes an empty AV file of layout 1.{@code minor} with {@code buckets} hash buckets and no free-group marks. */
-    private Path writeFile(final String name, final int minor, final long buckets) throws IOException
+    /** Writes an empty AV file of layout {@code major.minor} with {@code buckets} hash buckets and no free-group marks. */
+    private Path writeFile(final String name, final int major, final int minor, final long buckets) throws IOException
     {
         final AvLayout layout = AvLayout.compute(AddrFormat.SOCKADDR_IN, AvType.TABLE, CAPACITY, 1024, 0, 0, buckets);
         final Path file = dir.resolve(name);
@@ -61,7 +63,7 @@ class LayoutCompatibilityTest
             {
                 m.putLong(AvFileDescriptor.FREE_GROUPS_OFFSET + word * Long.BYTES, 0L);
             }
-            m.setIntRelease(AvFileDescriptor.VERSION_OFFSET, AvFileDescriptor.VERSION_MAJOR << 16 | minor);
+            m.setIntRelease(AvFileDescriptor.VERSION_OFFSET, major << 16 | minor);
         }
         return file;
     }
@@ -72,11 +74,25 @@ class LayoutCompatibilityTest
     }
 
     @Test
-    void shouldInsertRemoveAndReinsertInALayout10File() throws IOException
+    void shouldRefuseALayout1FileNamingBothVersionsAndWhatToDo() throws IOException
     {
-        writeFile("old", 0, AvLayout.hashBucketsFor(CAPACITY) * 2);
+        writeFile("old", 1, 1, AvLayout.hashBucketsFor(CAPACITY));
+        try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build()))
+        {
+            // A 1.x process decides liveness by pid and start time: next to it, this one would be robbed.
+            final FabricException e = assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").build()));
+            assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
+            assertTrue(e.getMessage().contains("app=2.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
+            assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").flags(Fi.READ).build()));
+        }
+    }
+
+    @Test
+    void shouldInsertRemoveAndReinsertWhenNoFreeGroupIsMarked() throws IOException
+    {
+        writeFile("unmarked", AvFileDescriptor.VERSION_MAJOR, AvFileDescriptor.VERSION_MINOR, AvLayout.hashBucketsFor(CAPACITY));
         try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
-             AddressVector av = d.openAv(AvAttr.builder().name("old").build()))
+             AddressVector av = d.openAv(AvAttr.builder().name("unmarked").build()))
         {
             final long[] fiAddr = new long[1];
             for (int i = 0; i < CAPACITY; i++)
@@ -97,7 +113,7 @@ class LayoutCompatibilityTest
     @Test
     void shouldRefuseABucketCountNoLayoutWrites() throws IOException
     {
-        writeFile("odd", 1, AvLayout.hashBucketsFor(CAPACITY) * 4);
+        writeFile("odd", AvFileDescriptor.VERSION_MAJOR, AvFileDescriptor.VERSION_MINOR, AvLayout.hashBucketsFor(CAPACITY) * 2);
         try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build()))
         {
             final FabricException e = assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("odd").build()));

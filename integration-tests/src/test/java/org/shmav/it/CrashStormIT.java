@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +36,9 @@ import org.shmav.FiErrno;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
+import org.shmav.slots.ToolAccess;
 import org.shmav.shm.Processes;
 import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.SlotTable;
@@ -119,12 +119,13 @@ class CrashStormIT
         }
     }
 
-    private static Memory mapReadOnly(final Path file) throws IOException
+    /**
+     * A read-only view of the AV for inspection, through the library: opening and closing a descriptor of
+     * the file here would drop this JVM's record locks, and the children would take its writer for dead.
+     */
+    private static Memory mapReadOnly(final Path file)
     {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ))
-        {
-            return new Memory(ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size()));
-        }
+        return ToolAccess.openReadOnly(file).memory();
     }
 
     /** The shared state of one run: kill budget, what the logs said, counters for the report. */
@@ -229,8 +230,8 @@ class CrashStormIT
         {
             final AvLayout layout = AvLayout.read(shared, shared.capacity());
             final long rebuilder = (shared.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) - 1;
-            if (rebuilder >= 0 && rebuilder < layout.attachersCapacity() && AttacherDescriptor.tokenPid(
-                shared.getLongVolatile(layout.attacher((int)rebuilder) + AttacherDescriptor.TOKEN_OFFSET)) == pid)
+            if (rebuilder >= 0 && rebuilder < layout.attachersCapacity() &&
+                shared.getLongVolatile(layout.attacher((int)rebuilder) + AttacherDescriptor.PID_OFFSET) == pid)
             {
                 killedRebuilding.incrementAndGet();
             }
@@ -238,7 +239,7 @@ class CrashStormIT
             {
                 final int entry = layout.attacher(a);
                 final long token = shared.getLongVolatile(entry + AttacherDescriptor.TOKEN_OFFSET);
-                if (token != 0 && AttacherDescriptor.tokenPid(token) == pid)
+                if (token != 0 && shared.getLongVolatile(entry + AttacherDescriptor.PID_OFFSET) == pid)
                 {
                     final long journal = shared.getLongVolatile(entry + AttacherDescriptor.JOURNAL_OFFSET);
                     if (shared.getLongVolatile(entry + AttacherDescriptor.PHASE_OFFSET) != 0 ||
@@ -254,7 +255,7 @@ class CrashStormIT
         void verify(final Memory m, final AddressVector av)
         {
             final AvLayout layout = AvLayout.read(m, m.capacity());
-            final SlotTable table = new SlotTable(m, layout);
+            final SlotTable table = new SlotTable(m, layout, Liveness.local());
             final List<String> problems = new ArrayList<>();
             final Map<Long, Long> slotOfId = new HashMap<>();
             final ByteBuffer buf = ByteBuffer.allocate(StormAddress.LENGTH);
@@ -312,7 +313,8 @@ class CrashStormIT
                 final long token = m.getLongVolatile(layout.attacher(a) + AttacherDescriptor.TOKEN_OFFSET);
                 if (token != 0 && token != Processes.SELF_TOKEN)
                 {
-                    problems.add("attacher " + a + " still held by pid " + AttacherDescriptor.tokenPid(token));
+                    problems.add("attacher " + a + " still held by pid " +
+                        m.getLongVolatile(layout.attacher(a) + AttacherDescriptor.PID_OFFSET));
                 }
             }
             assertTrue(problems.isEmpty(), problems.size() + " problem(s), seed " + seed + ":\n" +
@@ -328,7 +330,7 @@ class CrashStormIT
         void fillUp(final Memory m, final AddressVector av)
         {
             final AvLayout layout = AvLayout.read(m, m.capacity());
-            final SlotTable table = new SlotTable(m, layout);
+            final SlotTable table = new SlotTable(m, layout, Liveness.local());
             final long free = layout.capacity() - av.count();
             unmarkedFreeGroups = 0;
             final int shift = AvFileDescriptor.freeGroupShift(layout.capacity());

@@ -193,7 +193,7 @@ public final class FuzzRunner
         final byte[] crashed = table.image().clone();
         final Memory m = new Memory(ByteBuffer.wrap(crashed));
         final AvLayout layout = AvLayout.read(m, crashed.length);
-        final long dead = AttacherDescriptor.token(AttacherDescriptor.tokenPid(-1L), 10_000);
+        final long dead = 0xDEADL; // taken, and nobody holds its lock: a dead writer
         final int entry = layout.attacher(3);
         m.putLong(entry + AttacherDescriptor.TOKEN_OFFSET, dead);
         m.putLong(entry + AttacherDescriptor.JOURNAL_OFFSET, AttacherDescriptor.journal(5, AttacherDescriptor.OP_PUBLISH, 60));
@@ -398,7 +398,7 @@ public final class FuzzRunner
                 final AvLayout layout = AvLayout.read(m, out.length);
                 for (int a = 0; a < layout.attachersCapacity(); a++)
                 {
-                    m.putLong(layout.attacher(a), AttacherDescriptor.token(AttacherDescriptor.tokenPid(-1L), 10_000));
+                    m.putLong(layout.attacher(a), 0xDEADL); // taken, lock free: dead
                     m.putLong(layout.attacher(a) + AttacherDescriptor.JOURNAL_OFFSET, -1L);
                 }
                 m.putLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, layout.attachersCapacity());

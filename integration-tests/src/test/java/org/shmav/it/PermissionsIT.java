@@ -83,7 +83,9 @@ class PermissionsIT
         assertEquals("ok count=1", probe(ALICE, GROUP, "", "create-group", "team0660"));
         assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(avDir.resolve("team0660"))),
             "groupAccess must survive umask 077");
-        assertEquals("ok count=2", probe(BOB, BOB, Integer.toString(GROUP), "open-rw", "team0660"));
+        // A writer writes another user's file only when it asked for group access and is in its group.
+        assertEquals("errno=" + FiErrno.EACCES, probe(BOB, BOB, Integer.toString(GROUP), "open-rw", "team0660"));
+        assertEquals("ok count=2", probe(BOB, BOB, Integer.toString(GROUP), "open-rw-group", "team0660"));
         assertEquals("ok count=2", probe(BOB, BOB, Integer.toString(GROUP), "open-ro", "team0660"));
         assertEquals("errno=" + FiErrno.EACCES, probe(MALLORY, MALLORY, "", "open-rw", "team0660"));
         assertEquals("errno=" + FiErrno.EACCES, probe(MALLORY, MALLORY, "", "open-ro", "team0660"));
@@ -125,7 +127,7 @@ class PermissionsIT
                     return;
                 }
                 final AvAttr.Builder attr = AvAttr.builder().name(name).count(action.startsWith("create") ? 16 : 0)
-                    .groupAccess(action.equals("create-group")).flags(action.equals("open-ro") ? Fi.READ : 0);
+                    .groupAccess(action.equals("create-group") || action.equals("open-rw-group")).flags(action.equals("open-ro") ? Fi.READ : 0);
                 try (AddressVector av = d.openAv(attr.build()))
                 {
                     if (!av.isReadOnly())

@@ -8,6 +8,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -28,6 +31,8 @@ import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.cli.ShmavCli;
+import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.AvFileDescriptor;
 
 /**
  * The shmav CLI against real AV files: in this JVM through {@link ShmavCli#execute}, and through
@@ -202,27 +207,50 @@ class ShmavCliIT
         final Process gone = new ProcessBuilder("true").start();
         assertEquals(0, gone.waitFor());
         final long deadPid = gone.pid();
-        final Path dead = Files.writeString(dir.path().resolve(".shmav-tmp.job." + deadPid + ".1a2b"), "half built");
-        Files.setLastModifiedTime(dead, FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
-        final Path live = Files.writeString(dir.path().resolve(".shmav-tmp.job." + ProcessHandle.current().pid() + ".1a2c"), "x");
+        final long hourAgo = System.currentTimeMillis() - 3_600_000;
+        // A creator killed while it allocated pages (all zeros), and one killed after writing the magic.
+        final Path dead = oldFile(".shmav-tmp.job." + deadPid + ".1a2b", new byte[4096], hourAgo);
+        final byte[] header = new byte[4096];
+        ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).putLong(0, AvFileDescriptor.MAGIC);
+        final Path deadHeader = oldFile(".shmav-tmp.job2." + deadPid + ".1a2e", header, hourAgo);
+        // Named like one, but not an AV being built: left alone, whatever its pid says.
+        final Path imposter = oldFile(".shmav-tmp.notes." + deadPid + ".1a2f", "my notes".getBytes(StandardCharsets.UTF_8), hourAgo);
+        // A live creator holds the creator lock byte: left alone, even with a pid that means nothing here.
+        final Path live = oldFile(".shmav-tmp.job3." + deadPid + ".1a2c", new byte[4096], hourAgo);
         final Path foreign = Files.writeString(dir.path().resolve(".shmav-tmp.notes"), "not ours: no pid");
         final Path link = Files.createSymbolicLink(dir.path().resolve(".shmav-tmp.link." + deadPid + ".1"), foreign);
+        // (through this JVM's one open file of it, as a creator in this JVM holds it: see AvFileChannel)
+        final AvFileChannel creator = AvFileChannel.open(live, true);
+        try
+        {
+            assertTrue(creator.tryLock(AvFileDescriptor.CREATOR_LOCK_OFFSET));
+            final Result young = shmav("gc");
+            assertTrue(young.out().contains("removed   .shmav-tmp.job." + deadPid + ".1a2b: an AV being built by pid " + deadPid),
+                "older than the 60 s grace period: " + young.out());
+            assertFalse(Files.exists(dead) || Files.exists(deadHeader), young.out());
+            final Path recent = Files.write(dir.path().resolve(".shmav-tmp.job." + deadPid + ".1a2d"), new byte[100]);
+            final Result dryRun = shmav("gc", "--dry-run", "--grace", "0");
+            assertTrue(dryRun.out().contains("would remove .shmav-tmp.job." + deadPid + ".1a2d"), dryRun.out());
+            assertTrue(Files.exists(recent), "a dry run changes nothing");
+            assertTrue(shmav("gc").out().contains("0 temporary files removed"), "within the grace period");
+            final Result gc = shmav("gc", "--grace", "0");
+            assertEquals(0, gc.code(), gc.err());
+            assertTrue(gc.out().contains("; 1 temporary file removed"), gc.out());
+            assertFalse(Files.exists(recent));
+            assertTrue(Files.exists(live) && Files.exists(imposter) && Files.exists(foreign) && Files.isSymbolicLink(link),
+                "a live creator's file, a file that is no AV, a name with no pid and a symbolic link stay");
+        }
+        finally
+        {
+            creator.close();
+        }
+    }
 
-        final Result young = shmav("gc");
-        assertTrue(young.out().contains("removed   .shmav-tmp.job." + deadPid + ".1a2b: an AV being built by pid " + deadPid),
-            "older than the 60 s grace period: " + young.out());
-        assertFalse(Files.exists(dead));
-        final Path recent = Files.writeString(dir.path().resolve(".shmav-tmp.job." + deadPid + ".1a2d"), "half built");
-        final Result dryRun = shmav("gc", "--dry-run", "--grace", "0");
-        assertTrue(dryRun.out().contains("would remove .shmav-tmp.job." + deadPid + ".1a2d"), dryRun.out());
-        assertTrue(Files.exists(recent), "a dry run changes nothing");
-        assertTrue(shmav("gc").out().contains("0 temporary files removed"), "within the grace period");
-        final Result gc = shmav("gc", "--grace", "0");
-        assertEquals(0, gc.code(), gc.err());
-        assertTrue(gc.out().contains("; 1 temporary file removed"), gc.out());
-        assertFalse(Files.exists(recent));
-        assertTrue(Files.exists(live) && Files.exists(foreign) && Files.isSymbolicLink(link),
-            "a live creator's file, a name with no pid and a symbolic link stay");
+    private Path oldFile(final String name, final byte[] content, final long modifiedMillis) throws IOException
+    {
+        final Path file = Files.write(dir.path().resolve(name), content);
+        Files.setLastModifiedTime(file, FileTime.fromMillis(modifiedMillis));
+        return file;
     }
 
     @Test

@@ -1,0 +1,141 @@
+package org.shmav.shm;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+
+/**
+ * What a writer checks before it writes through a mapping of an AV file: that nobody else controls the
+ * file, and that no page of it can fault later.
+ *
+ * <p>A file another user owns could be rewritten or truncated under the writer at any time (a
+ * truncated mapping kills the JVM with SIGBUS at the next CAS), so a writer refuses it unless the AV
+ * was opened for group access and the file's group is one of this process's, with group read and
+ * write. A sparse file (a copy with holes) passes every header check, but on a full tmpfs the first
+ * write into a hole is a SIGBUS; reading a page of a shared tmpfs mapping allocates it, and a failed
+ * read surfaces as an {@link InternalError} rather than a crash, so a writer reads one byte of every
+ * page before it writes anything. Stateless.
+ */
+public final class FileOwnership
+{
+    private static final int PAGE = 4096;
+
+    private FileOwnership()
+    {
+    }
+
+    /** FI_EACCES, naming owner and mode, unless this user may write {@code file} as its own (or its group's). */
+    public static void checkWritable(final Path file, final String name, final boolean groupAccess)
+    {
+        final Map<String, Object> attrs;
+        try
+        {
+            attrs = Files.readAttributes(file, "unix:uid,gid,mode", LinkOption.NOFOLLOW_LINKS);
+        }
+        catch (final IOException | UnsupportedOperationException e)
+        {
+            return; // no unix attributes here: the open's own permission check is all there is
+        }
+        final int uid = (Integer)attrs.get("uid");
+        final int gid = (Integer)attrs.get("gid");
+        final int mode = (Integer)attrs.get("mode") & 07777;
+        final Identity me = Identity.SELF;
+        if (me == null || uid == me.uid())
+        {
+            return;
+        }
+        if (groupAccess && me.inGroup(gid) && (mode & 060) == 060)
+        {
+            return;
+        }
+        throw new FabricException("fi_av_open", FiErrno.EACCES, String.format(
+            "named AV '%s' (%s) belongs to uid=%d gid=%d mode=%04o, not to this user (uid=%d): a writer never " +
+            "writes a file another user controls. Remove it (as its owner) or pick another name%s", name, file, uid,
+            gid, mode, me.uid(), groupAccess ? "" : "; if it is your group's AV, open it with groupAccess"));
+    }
+
+    /**
+     * Reads one byte of every page of {@code m}, so that tmpfs allocates every page of a sparse file
+     * now; FI_ENOSPC when the file system has no room for them.
+     */
+    static void allocateEveryPage(final Memory m, final Path file, final String name)
+    {
+        try
+        {
+            long sink = 0;
+            for (int at = 0; at < m.capacity(); at += PAGE)
+            {
+                sink += m.buffer().get(at);
+            }
+            if (sink == Long.MIN_VALUE)
+            {
+                Thread.onSpinWait(); // never: keeps the reads
+            }
+        }
+        catch (final InternalError e)
+        {
+            throw new FabricException("fi_av_open", FiErrno.ENOSPC, "named AV '" + name + "' (" + file + ") is a " +
+                "sparse file and its file system has no room for the rest of it: free space there, or remove the " +
+                "AV with 'shmav rm " + name + "' and create it again", e);
+        }
+    }
+
+    /** This process's user and groups, from /proc/self/status (null when unreadable). */
+    record Identity(int uid, int gid, int[] groups)
+    {
+        static final Identity SELF = read();
+
+        boolean inGroup(final int g)
+        {
+            if (g == gid)
+            {
+                return true;
+            }
+            for (final int x : groups)
+            {
+                if (x == g)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static Identity read()
+        {
+            try
+            {
+                int uid = -1;
+                int gid = -1;
+                int[] groups = new int[0];
+                for (final String line : Files.readAllLines(Path.of("/proc/self/status")))
+                {
+                    if (line.startsWith("Uid:"))
+                    {
+                        uid = Integer.parseInt(line.substring(4).trim().split("\\s+")[1]); // effective
+                    }
+                    else if (line.startsWith("Gid:"))
+                    {
+                        gid = Integer.parseInt(line.substring(4).trim().split("\\s+")[1]);
+                    }
+                    else if (line.startsWith("Groups:"))
+                    {
+                        final String list = line.substring(7).trim();
+                        groups = list.isEmpty() ? new int[0]
+                            : java.util.Arrays.stream(list.split("\\s+")).mapToInt(Integer::parseInt).toArray();
+                    }
+                }
+                return uid < 0 ? null : new Identity(uid, gid, groups);
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                return null;
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package org.shmav.shm;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Whether the owner of an attacher entry is alive, as the kernel sees it: the owner holds the entry's
+ * lock ({@link AttacherDescriptor}, Liveness) and the kernel drops it when the process dies.
+ * Implementations answer without blocking and, when they cannot tell, answer "alive": a process
+ * whose liveness cannot be determined is never recovered. Thread-safe.
+ */
+public interface Liveness
+{
+    /** True unless attacher entry {@code attacher}'s lock is provably free. */
+    boolean isHeld(int attacher);
+
+    /** Locks entry {@code attacher} for this process, without blocking; false when anybody holds it. */
+    boolean tryAcquire(int attacher);
+
+    /** Gives back the lock of entry {@code attacher} taken by {@link #tryAcquire}. */
+    void release(int attacher);
+
+    /** The liveness of a named AV: the record locks on its file. */
+    static Liveness of(final AvFileChannel file, final AvLayout layout)
+    {
+        return new Liveness()
+        {
+            @Override
+            public boolean isHeld(final int attacher)
+            {
+                return file.probe(position(attacher)) == AvFileChannel.Probe.HELD;
+            }
+
+            @Override
+            public boolean tryAcquire(final int attacher)
+            {
+                return file.tryLock(position(attacher));
+            }
+
+            @Override
+            public void release(final int attacher)
+            {
+                file.unlock(position(attacher));
+            }
+
+            private long position(final int attacher)
+            {
+                return layout.attacher(attacher) + AttacherDescriptor.LOCK_OFFSET;
+            }
+        };
+    }
+
+    /**
+     * The liveness of a region only this process uses (a private AV, or a test's region): locks are
+     * kept in process memory, and an entry nobody here locked is dead.
+     */
+    static Liveness local()
+    {
+        final Set<Integer> held = ConcurrentHashMap.newKeySet();
+        return new Liveness()
+        {
+            @Override
+            public boolean isHeld(final int attacher)
+            {
+                return held.contains(attacher);
+            }
+
+            @Override
+            public boolean tryAcquire(final int attacher)
+            {
+                return held.add(attacher);
+            }
+
+            @Override
+            public void release(final int attacher)
+            {
+                held.remove(attacher);
+            }
+        };
+    }
+}
