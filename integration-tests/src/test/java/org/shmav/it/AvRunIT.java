@@ -49,7 +49,7 @@ class AvRunIT
     {
         final List<String> args = new ArrayList<>(List.of("-n", "8", "--name", "eight", "--timeout", "80", "--"));
         args.addAll(JavaCommand.forMain(PeerCheckRank.class.getName(), List.of(), List.of()));
-        try (ChildProcess avrun = avrun(args))
+        try (ChildJvm avrun = avrun(args))
         {
             assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
             final String out = avrun.stdout();
@@ -70,7 +70,7 @@ class AvRunIT
             "if [ \"$SHMAV_RANK\" = 2 ]; then i=0; while [ $(ls " + pids + " | wc -l) -lt 4 ] && [ $i -lt 200 ]; " +
             "do sleep 0.05; i=$((i+1)); done; echo failing; exit 3; fi; exec sleep 60";
         final long start = System.nanoTime();
-        try (ChildProcess avrun = avrun(List.of("-n", "4", "--", "sh", "-c", rankScript)))
+        try (ChildJvm avrun = avrun(List.of("-n", "4", "--", "sh", "-c", rankScript)))
         {
             assertEquals(3, avrun.waitFor(WAIT), avrun::stderr);
             final Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -90,7 +90,7 @@ class AvRunIT
     @Test
     void shouldStopEveryRankWhenTheTimeoutPasses() throws Exception
     {
-        try (ChildProcess avrun = avrun(List.of("-n", "2", "--timeout", "2", "--", "sleep", "60")))
+        try (ChildJvm avrun = avrun(List.of("-n", "2", "--timeout", "2", "--", "sleep", "60")))
         {
             assertEquals(124, avrun.waitFor(WAIT), avrun::stderr);
             assertTrue(avrun.stderr().contains("timeout: the job ran longer than 2 s; ranks 0,1 still running"),
@@ -102,13 +102,13 @@ class AvRunIT
     @Test
     void shouldKeepTheAvWithKeepAndRefuseToReuseItsName() throws Exception
     {
-        try (ChildProcess avrun = avrun(List.of("-n", "2", "--name", "kept", "--keep", "--", "true")))
+        try (ChildJvm avrun = avrun(List.of("-n", "2", "--name", "kept", "--keep", "--", "true")))
         {
             assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
         }
         assertEquals(List.of("kept"), dir.names());
         assertEquals(2, ToolAccess.openReadOnly(dir.path().resolve("kept")).layout().capacity());
-        try (ChildProcess again = avrun(List.of("-n", "2", "--name", "kept", "--", "true")))
+        try (ChildJvm again = avrun(List.of("-n", "2", "--name", "kept", "--", "true")))
         {
             assertEquals(125, again.waitFor(WAIT), again::stderr);
             assertTrue(again.stderr().contains("AV 'kept' already exists"), again.stderr());
@@ -118,29 +118,29 @@ class AvRunIT
     @Test
     void shouldReportSetupErrorsAndACommandThatCannotStart() throws Exception
     {
-        try (ChildProcess avrun = avrun(List.of("-n", "2", "--", "/nonexistent/command")))
+        try (ChildJvm avrun = avrun(List.of("-n", "2", "--", "/nonexistent/command")))
         {
             assertEquals(127, avrun.waitFor(WAIT), avrun::stderr);
             assertTrue(avrun.stderr().contains("cannot start rank 0"), avrun.stderr());
         }
-        try (ChildProcess avrun = avrun(List.of("-n", "2", "--name", "../escape", "--", "true")))
+        try (ChildJvm avrun = avrun(List.of("-n", "2", "--name", "../escape", "--", "true")))
         {
             assertEquals(125, avrun.waitFor(WAIT), avrun::stderr);
         }
-        try (ChildProcess avrun = avrun(List.of("-n", "1", "--dir", dir.path().resolve("missing").toString(), "--", "true")))
+        try (ChildJvm avrun = avrun(List.of("-n", "1", "--dir", dir.path().resolve("missing").toString(), "--", "true")))
         {
             assertEquals(125, avrun.waitFor(WAIT), avrun::stderr);
             assertTrue(avrun.stderr().contains("missing does not exist"), avrun.stderr());
         }
-        try (ChildProcess avrun = avrun(List.of("-n", "0", "--", "true")))
+        try (ChildJvm avrun = avrun(List.of("-n", "0", "--", "true")))
         {
             assertEquals(2, avrun.waitFor(WAIT), avrun::stderr);
         }
         assertEquals(List.of(), dir.names());
     }
 
-    private ChildProcess avrun(final List<String> args) throws IOException
+    private ChildJvm avrun(final List<String> args) throws IOException
     {
-        return ChildProcess.script("avrun", Map.of("SHMAV_DIR", dir.path().toString()), logs, args);
+        return ChildJvm.script("avrun", Map.of("SHMAV_DIR", dir.path().toString()), logs, args);
     }
 }

@@ -1,28 +1,38 @@
 package org.shmav.it;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real child JVM running a main class of the test classpath, with its output in a file (no pipe
- * to fill up). Every wait is bounded; a child still running at its deadline is killed with SIGKILL.
+ * A real child of an integration test: a main class of the test classpath in a new JVM ({@link #start}),
+ * or a project script that starts one with the test classpath ({@link #script}). Its stdout and stderr
+ * each go to a file (no pipe to fill up). Every wait is bounded; a child still running at its deadline,
+ * or when closed, is killed with SIGKILL, its descendants too, and reaped. One instance per child, used by
+ * the test thread that started it.
  */
 public final class ChildJvm implements AutoCloseable
 {
-    private final Process process;
-    private final Path output;
+    /** How long a killed child may take to be reaped. */
+    private static final long REAP_SECONDS = 10;
 
-    private ChildJvm(final Process process, final Path output)
+    private final Process process;
+    private final Path stdout;
+    private final Path stderr;
+
+    private ChildJvm(final Process process, final Path stdout, final Path stderr)
     {
         this.process = process;
-        this.output = output;
+        this.stdout = stdout;
+        this.stderr = stderr;
     }
 
     /** Starts {@code main} with {@code args} in a new JVM that shares this JVM's classpath. */
@@ -48,12 +58,30 @@ public final class ChildJvm implements AutoCloseable
         command.add(classpath);
         command.add(main.getName());
         command.addAll(List.of(args));
+        return launch(command, env, outputDir, main.getSimpleName());
+    }
+
+    /** Runs a project script ({@code scripts/NAME}) with the test classpath, so that it builds nothing. */
+    public static ChildJvm script(final String name, final Map<String, String> env, final Path outputDir,
+        final List<String> args) throws IOException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of("scripts", name).toAbsolutePath().toString());
+        command.addAll(args);
+        final Map<String, String> all = new HashMap<>(env);
+        all.put("SHMAV_CLASSPATH", System.getProperty("java.class.path"));
+        return launch(command, all, outputDir, name);
+    }
+
+    private static ChildJvm launch(final List<String> command, final Map<String, String> env, final Path outputDir,
+        final String label) throws IOException
+    {
         Files.createDirectories(outputDir);
-        final Path output = Files.createTempFile(outputDir, main.getSimpleName() + "-", ".log");
-        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        final Path out = Files.createTempFile(outputDir, label + "-", ".out");
+        final Path err = Files.createTempFile(outputDir, label + "-", ".err");
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
         builder.environment().putAll(env);
-        final Process p = builder.start();
-        return new ChildJvm(p, output);
+        return new ChildJvm(builder.start(), out, err);
     }
 
     public long pid()
@@ -67,23 +95,25 @@ public final class ChildJvm implements AutoCloseable
     }
 
     /** Waits for the exit code; kills the child and throws if it has not exited within {@code timeout}. */
-    public int waitFor(final Duration timeout) throws InterruptedException, IOException
+    public int waitFor(final Duration timeout) throws InterruptedException
     {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
         {
             kill();
-            throw new AssertionError("child " + process.pid() + " did not exit within " + timeout + "; output:\n" + output());
+            throw new AssertionError("child " + process.pid() + " " + process.info().commandLine().orElse("") +
+                " did not exit within " + timeout + "; output:\n" + output());
         }
         return process.exitValue();
     }
 
-    /** SIGKILL, then reap, so that the pid is not left as a zombie. */
+    /** SIGKILL to the child and its descendants, then a bounded reap, so that no pid is left as a zombie. */
     public void kill()
     {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try
         {
-            process.waitFor(10, TimeUnit.SECONDS);
+            process.waitFor(REAP_SECONDS, TimeUnit.SECONDS);
         }
         catch (final InterruptedException e)
         {
@@ -91,27 +121,43 @@ public final class ChildJvm implements AutoCloseable
         }
     }
 
-    /** Everything the child printed so far. */
-    public String output() throws IOException
+    /** Everything the child wrote so far: its stdout, then its stderr. */
+    public String output()
     {
-        return Files.readString(output, StandardCharsets.UTF_8);
+        return stdout() + stderr();
     }
 
-    /** Kills the child if it still runs (SIGKILL, then a bounded reap); never throws, so try-with-resources stays lint-clean. */
+    /** Everything the child wrote to stdout so far. */
+    public String stdout()
+    {
+        return read(stdout);
+    }
+
+    /** Everything the child wrote to stderr so far. */
+    public String stderr()
+    {
+        return read(stderr);
+    }
+
+    private static String read(final Path file)
+    {
+        try
+        {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Kills the child if it still runs; never throws, so try-with-resources stays lint-clean. */
     @Override
     public void close()
     {
         if (process.isAlive())
         {
-            process.destroyForcibly();
-            try
-            {
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
+            kill();
         }
     }
 }

@@ -23,7 +23,7 @@ class RingDemoIT
     {
         try (TestDir dir = TestDir.inShm("ring-it-");
              TestDir logs = TestDir.inTmp("ring-it-logs-");
-             ChildProcess avrun = ChildProcess.script("avrun", Map.of("SHMAV_DIR", dir.path().toString()), logs.path(),
+             ChildJvm avrun = ChildJvm.script("avrun", Map.of("SHMAV_DIR", dir.path().toString()), logs.path(),
                  List.of("-n", "4", "--demo", "ring", "--timeout", "60")))
         {
             assertEquals(0, avrun.waitFor(Duration.ofSeconds(90)), avrun::stderr);

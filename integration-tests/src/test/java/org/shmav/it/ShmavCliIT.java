@@ -281,7 +281,7 @@ class ShmavCliIT
     {
         assertEquals(0, shmav("create", "dumped", "--count", "4", "--type", "map").code());
         assertEquals(0, shmav("insert", "dumped", "--from", addresses("127.0.0.1:5000\n").toString()).code());
-        try (ChildProcess dump = ChildProcess.script("shmav", Map.of(), logs.path(),
+        try (ChildJvm dump = ChildJvm.script("shmav", Map.of(), logs.path(),
             List.of("--dir", dir.path().toString(), "dump", "dumped")))
         {
             assertEquals(0, dump.waitFor(WAIT), dump::stderr);
@@ -292,7 +292,7 @@ class ShmavCliIT
             assertTrue(out.contains("02 00 13 88 7f 00 00 01 00 00 00 00 00 00 00 00 # address fi_sockaddr_in://127.0.0.1:5000"), out);
             assertEquals("", dump.stderr().strip(), "no warnings from Chronicle with the script's flags");
         }
-        try (ChildProcess missing = ChildProcess.script("shmav", Map.of(), logs.path(),
+        try (ChildJvm missing = ChildJvm.script("shmav", Map.of(), logs.path(),
             List.of("--dir", dir.path().toString(), "dump", "missing")))
         {
             assertEquals(3, missing.waitFor(WAIT), missing::stderr);
@@ -319,21 +319,9 @@ class ShmavCliIT
         final long deadline = System.nanoTime() + WAIT.toNanos();
         while (!child.output().contains(text))
         {
-            assertTrue(child.isAlive(), () -> "child exited early: " + output(child));
-            assertTrue(System.nanoTime() < deadline, () -> "no '" + text + "' within " + WAIT + ": " + output(child));
+            assertTrue(child.isAlive(), () -> "child exited early: " + child.output());
+            assertTrue(System.nanoTime() < deadline, () -> "no '" + text + "' within " + WAIT + ": " + child.output());
             Thread.sleep(20);
-        }
-    }
-
-    private static String output(final ChildJvm child)
-    {
-        try
-        {
-            return child.output();
-        }
-        catch (final IOException e)
-        {
-            return e.toString();
         }
     }
 

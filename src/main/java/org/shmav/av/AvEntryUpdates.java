@@ -1,0 +1,104 @@
+package org.shmav.av;
+
+import static org.shmav.av.AvCallChecks.invalid;
+
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.slots.Region;
+
+/**
+ * The calls that change entries already in one AV handle: fi_av_remove (of entries, or with FI_AUTH_KEY of
+ * auth keys), which removes every valid one and then reports the others, and fi_av_set_user_id. Removal
+ * runs under the handle's write lock, so safe for use by many threads.
+ */
+final class AvEntryUpdates
+{
+    private final AddressVectorImpl av;
+    private final GrowableRegion regions;
+    private final AvAuthKeys authKeys;
+    private final HandleLock writeLock;
+
+    AvEntryUpdates(final AddressVectorImpl av, final GrowableRegion regions, final AvAuthKeys authKeys,
+        final HandleLock writeLock)
+    {
+        this.av = av;
+        this.regions = regions;
+        this.authKeys = authKeys;
+        this.writeLock = writeLock;
+    }
+
+    /** {@code fi_av_remove}: FI_EBUSY for auth keys in use, else FI_EINVAL naming the first bad fi_addr. */
+    void remove(final long[] fiAddr, final int count, final long flags)
+    {
+        av.checkOpen("fi_av_remove");
+        av.checkWritable("fi_av_remove");
+        AvCallChecks.checkRemove(fiAddr, count, flags);
+        int invalid = 0;
+        int busy = 0;
+        long firstBad = 0;
+        writeLock.lock();
+        try
+        {
+            final Region r = regions.current();
+            for (int i = 0; i < count; i++)
+            {
+                final int result;
+                if ((flags & Fi.AUTH_KEY) != 0)
+                {
+                    result = authKeys.remove(fiAddr[i]);
+                }
+                else
+                {
+                    final long index = av.indexOf(fiAddr[i]);
+                    result = index < 0 ? -FiErrno.EINVAL : r.table().remove(r.writer(), index);
+                }
+                if (result == -FiErrno.EBUSY)
+                {
+                    busy++;
+                }
+                else if (result < 0 && invalid++ == 0)
+                {
+                    firstBad = fiAddr[i];
+                }
+            }
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+        if (busy > 0)
+        {
+            throw new FabricException("fi_av_remove", FiErrno.EBUSY, busy + " auth key(s) are in use by enabled " +
+                "endpoints: close them first");
+        }
+        if (invalid > 0)
+        {
+            throw invalid("fi_av_remove", invalid + " of " + count + " fi_addr values were unset, removed or out of " +
+                "range (first: 0x" + Long.toHexString(firstBad) + "); the others were removed");
+        }
+    }
+
+    /** {@code fi_av_set_user_id} of an entry, or with FI_AUTH_KEY of an auth key. */
+    void setUserId(final long fiAddr, final long userId, final long flags)
+    {
+        av.checkOpen("fi_av_set_user_id");
+        av.checkWritable("fi_av_set_user_id");
+        AvCallChecks.checkSetUserId(av.userIdMode(), flags);
+        final boolean ok;
+        if ((flags & Fi.AUTH_KEY) != 0)
+        {
+            ok = authKeys.setUserId(fiAddr, userId);
+        }
+        else
+        {
+            final long index = av.indexOf(fiAddr);
+            ok = index >= 0 && regions.current().table().setUserId(index, userId);
+        }
+        if (!ok)
+        {
+            throw invalid("fi_av_set_user_id", "0x" + Long.toHexString(fiAddr) + " is not a valid " +
+                ((flags & Fi.AUTH_KEY) != 0 ? "auth-key handle" : "fi_addr"));
+        }
+    }
+}

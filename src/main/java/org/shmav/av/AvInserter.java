@@ -1,0 +1,280 @@
+package org.shmav.av;
+
+import static org.shmav.av.AvCallChecks.invalid;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import org.shmav.AddrFormat;
+import org.shmav.Addresses;
+import org.shmav.EqErrEntry;
+import org.shmav.EqEvent;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.slots.Region;
+
+/**
+ * The insert path of one AV handle: fi_av_insert of packed and string addresses and shmav_av_insert_at.
+ * Per-address failures are results, as in {@code fi_av(3)}: FI_ADDR_NOTAVAIL in fiAddr, the errno in the
+ * FI_SYNC_ERR context, or one {@link EqErrEntry} each before the FI_AV_COMPLETE event of a bound event
+ * queue. A full private AV grows. The success path of a packed insert without an event queue allocates
+ * nothing. Writes run under the handle's write lock, so safe for use by many threads.
+ */
+final class AvInserter
+{
+    /** Addresses of a batch insert whose first hash buckets are read ahead together (a power of two). */
+    static final int PREFETCH_WINDOW = 16;
+
+    private final AddressVectorImpl av;
+    private final AddrFormat format;
+    private final int addrlen;
+    private final GrowableRegion regions;
+    private final FiAddrCodec codec;
+    private final AvAuthKeys authKeys;
+    private final HandleLock writeLock;
+    /** Where {@link org.shmav.slots.SlotTable#touchBuckets} results go, so that its reads are kept; never read. */
+    @SuppressWarnings("unused")
+    private long touched;
+
+    AvInserter(final AddressVectorImpl av, final AddrFormat format, final GrowableRegion regions, final FiAddrCodec codec,
+        final AvAuthKeys authKeys, final HandleLock writeLock)
+    {
+        this.av = av;
+        this.format = format;
+        this.addrlen = format.addrlen();
+        this.regions = regions;
+        this.codec = codec;
+        this.authKeys = authKeys;
+        this.writeLock = writeLock;
+    }
+
+    /** {@code fi_av_insert} of {@code count} packed addresses from {@code addrs}' position. */
+    int insert(final ByteBuffer addrs, final int count, final long[] fiAddr, final long flags, final Object ctx)
+    {
+        final int[] syncErr = AvCallChecks.checkInsert(av, "fi_av_insert", count, fiAddr, flags, ctx);
+        if (count > 0 && addrs == null)
+        {
+            throw invalid("fi_av_insert", "addrs is null");
+        }
+        final int[] offsets = stringOffsetsOrCheckLength(addrs, count);
+        final EventQueueImpl queue = av.boundEq();
+        final Object[] events = queue == null ? null : new Object[count + 1];
+        final int inserted;
+        writeLock.lock();
+        try
+        {
+            av.checkOpen("fi_av_insert");
+            inserted = insertLocked(addrs, count, offsets, fiAddr, flags, ctx, syncErr, events);
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+        if (queue != null)
+        {
+            final int errors = count - inserted; // every address either went in or has an error entry
+            events[errors] = new EqEvent(EqEvent.AV_COMPLETE, av, ctx, inserted);
+            queue.post(events, errors + 1);
+            return 0;
+        }
+        return inserted;
+    }
+
+    /**
+     * Inserts every address, reporting each failure in {@code fiAddr}, {@code syncErr} and {@code events}
+     * (each when not null); returns how many went in. The caller holds the write lock.
+     */
+    private int insertLocked(final ByteBuffer addrs, final int count, final int[] offsets, final long[] fiAddr,
+        final long flags, final Object ctx, final int[] syncErr, final Object[] events)
+    {
+        int inserted = 0;
+        final int base = count > 0 ? addrs.position() : 0;
+        final boolean prefetch = offsets == null && count > 1 && (flags & Fi.AUTH_KEY) == 0;
+        for (int i = 0; i < count; i++)
+        {
+            if (prefetch && (i & (PREFETCH_WINDOW - 1)) == 0)
+            {
+                touched = regions.current().table().touchBuckets(addrs, base + i * addrlen, addrlen,
+                    Math.min(PREFETCH_WINDOW, count - i));
+            }
+            final int off = offsets == null ? base + i * addrlen : offsets[i];
+            final int len = offsets == null ? addrlen : offsets[i + 1] - off;
+            final long result = insertOne("fi_av_insert", addrs, off, len, fiAddr, i, flags);
+            if (result >= 0)
+            {
+                inserted++;
+                if (fiAddr != null)
+                {
+                    fiAddr[i] = codec.encode(result);
+                }
+                continue;
+            }
+            if (fiAddr != null)
+            {
+                fiAddr[i] = Fi.ADDR_NOTAVAIL;
+            }
+            if (syncErr != null)
+            {
+                syncErr[i] = (int)-result;
+            }
+            if (events != null)
+            {
+                events[i - inserted] = new EqErrEntry(av, ctx, i, (int)-result); // i - inserted: failures so far
+            }
+        }
+        return inserted;
+    }
+
+    /**
+     * For FI_ADDR_STR, where each of {@code count} packed strings starts, and (last) where the last one
+     * ends; for fixed-length addresses null, after checking that {@code addrs} holds {@code count} of them.
+     */
+    private int[] stringOffsetsOrCheckLength(final ByteBuffer addrs, final int count)
+    {
+        if (format == AddrFormat.ADDR_STR && count > 0)
+        {
+            return stringOffsets(addrs, count);
+        }
+        if (count > 0 && (long)count * addrlen > addrs.remaining())
+        {
+            throw invalid("fi_av_insert", "addrs holds " + addrs.remaining() + " bytes, fewer than count=" + count +
+                " x addrlen=" + addrlen);
+        }
+        return null;
+    }
+
+    private static int[] stringOffsets(final ByteBuffer addrs, final int count)
+    {
+        final int[] offsets = new int[count + 1];
+        int at = addrs.position();
+        for (int i = 0; i < count; i++)
+        {
+            offsets[i] = at;
+            final int len = Addresses.strLength(addrs, at, addrs.limit());
+            if (len < 0)
+            {
+                throw invalid("fi_av_insert", "FI_ADDR_STR address " + i + " has no NUL within " +
+                    AddrFormat.MAX_STR_LEN + " bytes or before the buffer's limit");
+            }
+            at += len;
+        }
+        offsets[count] = at;
+        return offsets;
+    }
+
+    /** {@code fi_av_insert} of strings: packs them NUL-terminated (null as "") and inserts them. */
+    int insert(final String[] addrs, final long[] fiAddr, final long flags, final Object ctx)
+    {
+        if (addrs == null)
+        {
+            throw invalid("fi_av_insert", "addrs is null");
+        }
+        if (format != AddrFormat.ADDR_STR)
+        {
+            throw invalid("fi_av_insert", "string addresses need an FI_ADDR_STR domain; this one is " + format.fiName());
+        }
+        int total = 0;
+        final byte[][] utf8 = new byte[addrs.length][];
+        for (int i = 0; i < addrs.length; i++)
+        {
+            utf8[i] = addrs[i] == null ? new byte[0] : addrs[i].getBytes(StandardCharsets.UTF_8);
+            total += utf8[i].length + 1;
+        }
+        final ByteBuffer packed = ByteBuffer.allocate(total);
+        for (final byte[] s : utf8)
+        {
+            packed.put(s).put((byte)0);
+        }
+        return insert(packed.flip(), addrs.length, fiAddr, flags, ctx);
+    }
+
+    /** Validates one address and inserts it: the slot index, or a negative errno (a per-address failure). */
+    private long insertOne(final String call, final ByteBuffer src, final int off, final int len, final long[] fiAddr,
+        final int i, final long flags)
+    {
+        final int invalidAddress = Addresses.validate(format, src, off, len);
+        if (invalidAddress != 0)
+        {
+            return -invalidAddress;
+        }
+        final long userId = (flags & Fi.AV_USER_ID) != 0 ? fiAddr[i] : Long.MIN_VALUE;
+        long authKey = -1L;
+        if ((flags & Fi.AUTH_KEY) != 0)
+        {
+            authKey = authKeys.indexOf(fiAddr[i]);
+            if (authKey < 0)
+            {
+                return -FiErrno.EINVAL;
+            }
+        }
+        while (true)
+        {
+            final Region r = regions.current();
+            final long result = r.table().insert(r.writer(), src, off, len, authKey, userId, codec.mapArrayBase(r));
+            if (result != -FiErrno.ENOSPC || !regions.growable())
+            {
+                return result;
+            }
+            regions.grow(r.layout().capacity() + 1, call);
+        }
+    }
+
+    /** {@code shmav_av_insert_at}: the address at slot {@code index} (a private AV grows to hold it). */
+    long insertAt(final long index, final ByteBuffer addr)
+    {
+        av.checkOpen("shmav_av_insert_at");
+        av.checkWritable("shmav_av_insert_at");
+        if (addr == null)
+        {
+            throw invalid("shmav_av_insert_at", "addr is null");
+        }
+        final int at = addr.position();
+        final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit()) : addrlen;
+        if (len < 0 || len > addr.remaining() || Addresses.validate(format, addr, at, len) != 0)
+        {
+            throw invalid("shmav_av_insert_at", "not a valid " + format.fiName() + " destination address");
+        }
+        writeLock.lock();
+        try
+        {
+            ensureIndex(index);
+            final Region r = regions.current();
+            final long result = r.table().insertAt(r.writer(), index, addr, at, len, -1L, Long.MIN_VALUE, codec.mapArrayBase(r));
+            if (result == -FiErrno.EADDRINUSE)
+            {
+                throw new FabricException("shmav_av_insert_at", FiErrno.EADDRINUSE, "index=" + index +
+                    " already holds another address");
+            }
+            if (result == -FiErrno.EALREADY)
+            {
+                throw new FabricException("shmav_av_insert_at", FiErrno.EALREADY, "the address is already at fi_addr " +
+                    av.reverseLookup(addr) + ", not at index=" + index);
+            }
+            if (result < 0)
+            {
+                throw new FabricException("shmav_av_insert_at", (int)-result, "index=" + index);
+            }
+            return codec.encode(result);
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+    }
+
+    /** Grows a private AV to hold slot {@code index}; FI_EINVAL when no AV of this kind can. Under the write lock. */
+    private void ensureIndex(final long index)
+    {
+        final long capacity = regions.current().layout().capacity();
+        if (index < 0 || index >= capacity)
+        {
+            if (!regions.growable() || index < 0 || index >= AvFileDescriptor.MAX_CAPACITY)
+            {
+                throw invalid("shmav_av_insert_at", "index=" + index + " is outside 0.." + (capacity - 1));
+            }
+            regions.grow(index + 1, "shmav_av_insert_at");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package org.shmav.av;
+
+import static org.shmav.av.AvCallChecks.invalid;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import org.shmav.AddrFormat;
+import org.shmav.Addresses;
+import org.shmav.Fi;
+import org.shmav.slots.Region;
+
+/**
+ * The read side of one AV handle: fi_av_lookup, fi_av_straddr, reverse lookup, fi_av_user_id and the
+ * views of the valid entries that AV sets are built from. {@link #lookup} of a valid entry allocates
+ * nothing. Reads take no lock (each reads the region once, a volatile read), so safe for use by many
+ * threads.
+ */
+final class AvLookup
+{
+    private final AddressVectorImpl av;
+    private final AddrFormat format;
+    private final int addrlen;
+    private final GrowableRegion regions;
+    private final FiAddrCodec codec;
+
+    AvLookup(final AddressVectorImpl av, final AddrFormat format, final GrowableRegion regions, final FiAddrCodec codec)
+    {
+        this.av = av;
+        this.format = format;
+        this.addrlen = format.addrlen();
+        this.regions = regions;
+        this.codec = codec;
+    }
+
+    /** {@code fi_av_lookup}: copies the address into {@code addr}; returns its length. */
+    int lookup(final long fiAddr, final ByteBuffer addr)
+    {
+        if (av.isClosed() || addr == null)
+        {
+            throw invalid("fi_av_lookup", av.isClosed() ? "AV is closed" : "addr is null");
+        }
+        final Region r = regions.current();
+        final long index = codec.indexOf(fiAddr, r);
+        final int len = index < 0 ? -1 : r.table().lookup(index, addr);
+        if (len < 0)
+        {
+            throw invalid("fi_av_lookup", "fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
+        }
+        return len;
+    }
+
+    /** The address {@code fiAddr} names, as text. */
+    String lookupString(final long fiAddr)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(addrlen);
+        final int len = av.lookup(fiAddr, b);
+        if (format == AddrFormat.ADDR_STR)
+        {
+            return new String(b.array(), 0, Math.max(0, Math.min(len, addrlen) - 1), StandardCharsets.UTF_8);
+        }
+        return Addresses.straddr(format, b);
+    }
+
+    /** {@code fi_av_straddr}: {@code addr} as text, or null for null. */
+    String straddr(final ByteBuffer addr)
+    {
+        if (addr == null)
+        {
+            return null;
+        }
+        return Addresses.straddr(format, addr);
+    }
+
+    /** The fi_addr holding {@code addr}, or FI_ADDR_NOTAVAIL. */
+    long reverseLookup(final ByteBuffer addr)
+    {
+        if (av.isClosed() || addr == null)
+        {
+            throw invalid("fi_av_reverse_lookup", av.isClosed() ? "AV is closed" : "addr is null");
+        }
+        final int at = addr.position();
+        final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit()) : addrlen;
+        if (len < 0 || len > addr.remaining())
+        {
+            return Fi.ADDR_NOTAVAIL;
+        }
+        final Region r = regions.current();
+        final long index = r.table().reverseLookup(addr, at, len, -1L);
+        return index < 0 ? Fi.ADDR_NOTAVAIL : codec.encode(index);
+    }
+
+    /** {@code fi_av_user_id}: the user id of the entry {@code fiAddr} names. */
+    long userId(final long fiAddr)
+    {
+        av.checkOpen("fi_av_user_id");
+        final long index = av.indexOf(fiAddr);
+        final long id = index < 0 ? Long.MIN_VALUE : regions.current().table().userId(index);
+        if (id == Long.MIN_VALUE)
+        {
+            throw invalid("fi_av_user_id", "fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
+        }
+        return id;
+    }
+
+    /** True when {@code fiAddr} names a valid entry now. */
+    boolean isValid(final long fiAddr)
+    {
+        final Region r = regions.current();
+        final long index = codec.indexOf(fiAddr, r);
+        return index >= 0 && r.table().isValid(index);
+    }
+
+    /** The plain fi_addr of the entry {@code fiAddr} names, or {@code fiAddr} itself when it names none. */
+    long canonical(final long fiAddr)
+    {
+        final long index = av.indexOf(fiAddr);
+        return index < 0 ? fiAddr : codec.encode(index);
+    }
+
+    /** The fi_addr of every valid entry, in index order. */
+    long[] validFiAddrs()
+    {
+        final Region r = regions.current();
+        final long capacity = r.layout().capacity();
+        long[] out = new long[(int)Math.min(capacity, 1024)];
+        int n = 0;
+        for (long i = 0; i < capacity; i++)
+        {
+            if (r.table().isValid(i))
+            {
+                if (n == out.length)
+                {
+                    out = java.util.Arrays.copyOf(out, (int)Math.min(capacity, (long)out.length * 2));
+                }
+                out[n++] = codec.encode(i);
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+}
