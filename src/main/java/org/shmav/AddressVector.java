@@ -1,7 +1,13 @@
 package org.shmav;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
 
 /**
  * An address vector ({@code fi_av}): maps endpoint addresses to compact fi_addr values.
@@ -172,4 +178,243 @@ public interface AddressVector extends AutoCloseable
 
     /** True for a handle opened with {@link Fi#READ}. */
     boolean isReadOnly();
+
+    /**
+     * The domain's address format: the layout of every address this AV stores (beyond libfabric, where the
+     * caller knows it from {@code fi_info}).
+     *
+     * @return {@link AddrFormat#SOCKADDR_IN}, {@link AddrFormat#SOCKADDR_IN6} or {@link AddrFormat#ADDR_STR}
+     */
+    AddrFormat addrFormat();
+
+    // ------------------------------------------------------------------------------------------------
+    // Java conveniences. Each is built only on the man-page methods above, which stay as they are: use
+    // those on hot paths (lookup and insert of a ByteBuffer allocate nothing), these where a Java type
+    // reads better. They allocate.
+    // ------------------------------------------------------------------------------------------------
+
+    /**
+     * {@code fi_av_insert} of one socket address: the address is laid out as the AV's sockaddr and
+     * inserted with FI_SYNC_ERR, and a failure becomes an exception. Inserting an address already present
+     * returns its fi_addr and takes a reference, as {@link #insert(ByteBuffer, int, long[], long, Object)} does.
+     *
+     * @param address a resolved address of the AV's family (IPv4 for FI_SOCKADDR_IN, IPv6 for FI_SOCKADDR_IN6)
+     * @return its fi_addr
+     * @throws FabricException FI_EADDRNOTAVAIL when the address is null, unresolved, of the other family or not
+     *                         a valid destination (port 0, 0.0.0.0, ::); FI_ENOSPC when a named AV is full;
+     *                         FI_EINVAL on an FI_ADDR_STR AV or a closed handle; FI_EPERM on a read-only handle;
+     *                         FI_EOPNOTSUPP on an AV opened with FI_EVENT
+     */
+    default long insert(final InetSocketAddress address)
+    {
+        AvConveniences.checkSockaddrFormat(this, "fi_av_insert", "insert(String)");
+        final String unfit = AvConveniences.unfit(addrFormat(), address);
+        if (unfit != null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, unfit);
+        }
+        return AvConveniences.insertOne(this, Addresses.toSockaddr(address), address.toString());
+    }
+
+    /**
+     * {@code fi_av_insert} of one FI_ADDR_STR address, with failures as exceptions; see {@link #insert(InetSocketAddress)}.
+     *
+     * @param address the address string, without its NUL
+     * @return its fi_addr
+     * @throws FabricException FI_EADDRNOTAVAIL for an empty string, one with a control character or longer than
+     *                         {@value AddrFormat#MAX_STR_LEN} bytes with its NUL; FI_ENOSPC when a named AV is
+     *                         full; FI_EINVAL on a sockaddr AV or a closed handle; FI_EPERM on a read-only
+     *                         handle; FI_EOPNOTSUPP on an AV opened with FI_EVENT
+     */
+    default long insert(final String address)
+    {
+        AvConveniences.checkStrFormat(this, "fi_av_insert", "insert(InetSocketAddress)");
+        if (address == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, "address is null");
+        }
+        return AvConveniences.insertOne(this, Addresses.toStrAddr(address), "'" + address + "'");
+    }
+
+    /**
+     * {@code fi_av_insert} of a batch without FI_SYNC_ERR plumbing: inserts {@code count} addresses read from
+     * {@code addrs} as {@link #insert(ByteBuffer, int, long[], long, Object)} does (flags 0 plus FI_SYNC_ERR)
+     * and returns, per address, its fi_addr or its errno.
+     *
+     * @param addrs the addresses in the AV's layout, from position to limit; the position is not changed
+     * @param count how many addresses {@code addrs} holds
+     * @return the fi_addr or errno of each address; failed addresses are results, never exceptions
+     * @throws FabricException FI_EINVAL for a null or short buffer, a negative count or a closed handle;
+     *                         FI_EPERM on a read-only handle; FI_EOPNOTSUPP on an AV opened with FI_EVENT
+     */
+    default InsertResult insert(final ByteBuffer addrs, final int count)
+    {
+        AvConveniences.checkSynchronous(this, "fi_av_insert");
+        if (count < 0)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "count=" + count + " must be >= 0");
+        }
+        final long[] fiAddr = new long[count];
+        final int[] errno = new int[count];
+        final int inserted = insert(addrs, count, fiAddr, Fi.SYNC_ERR, errno);
+        return new InsertResult(fiAddr, errno, inserted);
+    }
+
+    /**
+     * {@code fi_av_insert} of a batch of socket addresses. An address that is null, unresolved or of the
+     * other family fails alone with FI_EADDRNOTAVAIL, like any invalid address.
+     *
+     * @param addresses the addresses, in the order their fi_addr values are wanted
+     * @return the fi_addr or errno of each address
+     * @throws FabricException FI_EINVAL for a null list, on an FI_ADDR_STR AV or a closed handle; FI_EPERM on a
+     *                         read-only handle; FI_EOPNOTSUPP on an AV opened with FI_EVENT
+     */
+    default InsertResult insertAll(final List<InetSocketAddress> addresses)
+    {
+        AvConveniences.checkSockaddrFormat(this, "fi_av_insert", "insertAllStrings(List)");
+        if (addresses == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "addresses is null");
+        }
+        return insert(AvConveniences.pack(addrFormat(), addresses), addresses.size());
+    }
+
+    /**
+     * {@code fi_av_insert} of a batch of FI_ADDR_STR strings; a null or invalid string fails alone with
+     * FI_EADDRNOTAVAIL.
+     *
+     * @param addresses the address strings, without NULs
+     * @return the fi_addr or errno of each address
+     * @throws FabricException FI_EINVAL for a null list, on a sockaddr AV or a closed handle; FI_EPERM on a
+     *                         read-only handle; FI_EOPNOTSUPP on an AV opened with FI_EVENT
+     */
+    default InsertResult insertAllStrings(final List<String> addresses)
+    {
+        AvConveniences.checkStrFormat(this, "fi_av_insert", "insertAll(List)");
+        AvConveniences.checkSynchronous(this, "fi_av_insert");
+        if (addresses == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "addresses is null");
+        }
+        final int n = addresses.size();
+        final long[] fiAddr = new long[n];
+        final int[] errno = new int[n];
+        final int inserted = insert(addresses.toArray(new String[0]), fiAddr, Fi.SYNC_ERR, errno);
+        return new InsertResult(fiAddr, errno, inserted);
+    }
+
+    /**
+     * {@code fi_av_remove} of one fi_addr with flags 0: drops one reference on it.
+     *
+     * @param fiAddr the entry to remove
+     * @throws FabricException FI_EINVAL when it is unset, removed or out of range, or the handle is closed;
+     *                         FI_EPERM on a read-only handle
+     */
+    default void remove(final long fiAddr)
+    {
+        remove(new long[] {fiAddr}, 1, 0);
+    }
+
+    /**
+     * {@code fi_av_lookup} of a socket-address AV, where an unset entry is a normal answer.
+     *
+     * @param fiAddr the fi_addr to look up
+     * @return the address stored there, or empty when the fi_addr is unset, removed or out of range
+     * @throws FabricException FI_EINVAL on an FI_ADDR_STR AV or a closed handle
+     */
+    default Optional<InetSocketAddress> findAddress(final long fiAddr)
+    {
+        AvConveniences.checkSockaddrFormat(this, "fi_av_lookup", "findString(long)");
+        final ByteBuffer b = AvConveniences.lookup(this, fiAddr);
+        return b == null ? Optional.empty() : Optional.of(Addresses.toInetSocketAddress(b));
+    }
+
+    /**
+     * {@code fi_av_lookup} as text, where an unset entry is a normal answer: the string of an FI_ADDR_STR AV,
+     * the {@code fi_av_straddr} text (e.g. {@code fi_sockaddr_in://10.0.0.1:5000}) of a sockaddr AV.
+     *
+     * @param fiAddr the fi_addr to look up
+     * @return the address as text, or empty when the fi_addr is unset, removed or out of range
+     * @throws FabricException FI_EINVAL on a closed handle
+     */
+    default Optional<String> findString(final long fiAddr)
+    {
+        final ByteBuffer b = AvConveniences.lookup(this, fiAddr);
+        return b == null ? Optional.empty() : Optional.of(straddr(b));
+    }
+
+    /**
+     * Reverse lookup ({@link #reverseLookup(ByteBuffer)}) of a socket address.
+     *
+     * @param address the address to find
+     * @return its fi_addr, or empty when it is not in the AV (including null, unresolved or another family)
+     * @throws FabricException FI_EINVAL on an FI_ADDR_STR AV or a closed handle
+     */
+    default OptionalLong findFiAddr(final InetSocketAddress address)
+    {
+        AvConveniences.checkSockaddrFormat(this, "shmav_av_reverse_lookup", "findFiAddr(String)");
+        if (AvConveniences.unfit(addrFormat(), address) != null)
+        {
+            count(); // a closed handle still throws
+            return OptionalLong.empty();
+        }
+        return findFiAddr(Addresses.toSockaddr(address));
+    }
+
+    /**
+     * Reverse lookup ({@link #reverseLookup(ByteBuffer)}) of an FI_ADDR_STR string.
+     *
+     * @param address the address string, without its NUL
+     * @return its fi_addr, or empty when it is not in the AV
+     * @throws FabricException FI_EINVAL for a null string, on a sockaddr AV or a closed handle
+     */
+    default OptionalLong findFiAddr(final String address)
+    {
+        AvConveniences.checkStrFormat(this, "shmav_av_reverse_lookup", "findFiAddr(InetSocketAddress)");
+        if (address == null)
+        {
+            throw new FabricException("shmav_av_reverse_lookup", FiErrno.EINVAL, "address is null");
+        }
+        return findFiAddr(Addresses.toStrAddr(address));
+    }
+
+    /**
+     * Reverse lookup ({@link #reverseLookup(ByteBuffer)}) of an address in the AV's layout.
+     *
+     * @param addr the address at the buffer's position
+     * @return its fi_addr, or empty when it is not in the AV
+     * @throws FabricException FI_EINVAL for a null buffer or a closed handle
+     */
+    default OptionalLong findFiAddr(final ByteBuffer addr)
+    {
+        final long fiAddr = reverseLookup(addr);
+        return fiAddr == Fi.ADDR_NOTAVAIL ? OptionalLong.empty() : OptionalLong.of(fiAddr);
+    }
+
+    /**
+     * The valid entries, in fi_addr order (beyond libfabric).
+     *
+     * <p><b>Consistency.</b> Weakly consistent, like a {@code ConcurrentHashMap} iterator: the call takes the
+     * fi_addr of every entry valid when it scans that index (an FI_UNIVERSE AV set, {@link #openSet}, opened
+     * and closed at once), and the stream looks each one up when it reaches it. So an entry valid throughout
+     * appears exactly once; one removed before the stream reaches it is skipped; one inserted after the scan
+     * passed its index is not seen; each address is read whole, never torn. Other processes' changes to a
+     * named AV count like this process's. The stream never throws {@code ConcurrentModificationException}.
+     *
+     * <p>While the scan runs it holds a reference on the AV, so a {@link #close()} racing it in another
+     * thread may get FI_EBUSY.
+     *
+     * @return a sequential stream of the entries; it holds no resource and need not be closed
+     * @throws FabricException FI_EINVAL when the handle is closed (also if it is closed while the stream runs)
+     */
+    default Stream<AvEntry> entries()
+    {
+        final long[] fiAddrs;
+        try (AvSet all = openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build()))
+        {
+            fiAddrs = all.members();
+        }
+        return Arrays.stream(fiAddrs).mapToObj(fiAddr -> AvConveniences.entry(this, fiAddr))
+            .flatMap(Optional::stream);
+    }
 }

@@ -46,7 +46,8 @@ public final class Addresses
         final InetAddress ip = address.getAddress();
         if (ip == null)
         {
-            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "address " + address + " is unresolved");
+            throw new FabricException("Addresses.put", FiErrno.EINVAL, "address " + address +
+                " is unresolved: resolve it first (new InetSocketAddress(host, port) resolves, createUnresolved does not)");
         }
         final int start = dst.position();
         final byte[] raw = ip.getAddress();
@@ -101,7 +102,7 @@ public final class Addresses
         {
             throw new IllegalStateException(e); // cannot happen for 4 or 16 raw bytes
         }
-        throw new FabricException("fi_av_lookup", FiErrno.EINVAL, "not a sockaddr_in or sockaddr_in6: family=" +
+        throw new FabricException("Addresses.toInetSocketAddress", FiErrno.EINVAL, "not a sockaddr_in or sockaddr_in6: family=" +
             family + " length=" + src.remaining());
     }
 

@@ -1,5 +1,10 @@
 package org.shmav;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
 import org.shmav.av.DomainImpl;
 
 /**
@@ -72,7 +77,73 @@ public final class Domain implements AutoCloseable
      */
     public AddressVector openAv(final AvAttr attr, final Object context)
     {
-        return impl.openAv(attr, context);
+        final boolean named = attr != null && attr.name() != null;
+        if (named)
+        {
+            checkDirectory("fi_av_open");
+        }
+        try
+        {
+            return impl.openAv(attr, context);
+        }
+        catch (final FabricException e)
+        {
+            if (named && e.errno() == FiErrno.ENOENT)
+            {
+                checkDirectory("fi_av_open"); // removed while we opened: name the directory, not the AV
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * {@code fi_av_open} that waits, bounded, for a named AV to be created: for a reader (typically with
+     * {@link Fi#READ}) that may start before the AV's creator. Retries {@link #openAv(AvAttr)} while it
+     * fails with FI_ENOENT because the AV does not exist yet, sleeping 1 ms, then up to 50 ms, between tries;
+     * every other error is thrown at once. Without {@link Fi#READ} the first try creates the AV, so this
+     * waits only for read-only opens.
+     *
+     * @param attr    the attributes of a named AV, as for {@link #openAv(AvAttr)}
+     * @param timeout how long to wait at most
+     * @return the opened AV
+     * @throws FabricException FI_ETIMEDOUT when the AV does not exist once {@code timeout} has passed;
+     *                         FI_EINTR when the thread is interrupted (its interrupt flag is set again);
+     *                         FI_EINVAL for a null attr or timeout, a private AV (no name) or a negative
+     *                         timeout; FI_ENOENT at once when the shm directory does not exist; every
+     *                         other error of {@link #openAv(AvAttr, Object)}
+     */
+    public AddressVector awaitAv(final AvAttr attr, final Duration timeout)
+    {
+        if (attr == null || attr.name() == null || timeout == null || timeout.isNegative())
+        {
+            throw new FabricException("fi_av_open", FiErrno.EINVAL, "awaitAv needs the attributes of a named AV " +
+                "and a timeout >= 0: attr=" + attr + " timeout=" + timeout);
+        }
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        long sleepMillis = 1;
+        while (true)
+        {
+            try
+            {
+                return openAv(attr);
+            }
+            catch (final FabricException e)
+            {
+                if (e.errno() != FiErrno.ENOENT || !Files.isDirectory(impl.attr().shmDirectory()))
+                {
+                    throw e;
+                }
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    throw new FabricException("fi_av_open", FiErrno.ETIMEDOUT, "named AV '" + attr.name() +
+                        "' was not created in " + impl.attr().shmDirectory() + " within " + timeout +
+                        ": start the process that creates it, or wait longer", e);
+                }
+                sleep(Math.min(sleepMillis, TimeUnit.NANOSECONDS.toMillis(left) + 1), attr.name());
+                sleepMillis = Math.min(50, sleepMillis * 2);
+            }
+        }
     }
 
     /** {@code fi_eq_open}: an event queue for FI_EVENT inserts; {@code size} is a hint. */
@@ -96,7 +167,19 @@ public final class Domain implements AutoCloseable
      */
     public boolean unlinkAv(final String name)
     {
-        return impl.unlinkAv(name);
+        try
+        {
+            return impl.unlinkAv(name);
+        }
+        catch (final FabricException e)
+        {
+            if (e.call().equals("fi_av_unlink"))
+            {
+                throw e;
+            }
+            // the name check is shared with fi_av_open: report it as the call the user made
+            throw new FabricException("fi_av_unlink", e.errno(), e.detail(), e.getCause());
+        }
     }
 
     /** {@code fi_close}: FI_EBUSY while AVs, event queues or endpoints of the domain are open. */
@@ -104,5 +187,31 @@ public final class Domain implements AutoCloseable
     public void close()
     {
         impl.close();
+    }
+
+    /** FI_ENOENT naming the shm directory when it is missing: a missing directory is not a missing AV. */
+    private void checkDirectory(final String call)
+    {
+        final Path dir = impl.attr().shmDirectory();
+        if (!Files.isDirectory(dir))
+        {
+            throw new FabricException(call, FiErrno.ENOENT, "directory " + dir + " does not exist: create it, " +
+                "or open the domain with DomainAttr.builder().shmDirectory(dir) (or -D" + DomainAttr.SHM_DIR_PROPERTY +
+                "=dir, or $" + DomainAttr.SHM_DIR_ENV + ") naming one that does");
+        }
+    }
+
+    private static void sleep(final long millis, final String name)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new FabricException("fi_av_open", FiErrno.EINTR, "interrupted while waiting for named AV '" +
+                name + "' to be created", e);
+        }
     }
 }

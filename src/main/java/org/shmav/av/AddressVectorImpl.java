@@ -190,6 +190,12 @@ public final class AddressVectorImpl implements AddressVector
         return attr;
     }
 
+    @Override
+    public AddrFormat addrFormat()
+    {
+        return format;
+    }
+
     /** The context given to fi_av_open. */
     public Object context()
     {
@@ -984,6 +990,7 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public long count()
     {
+        checkOpen("shmav_av_count");
         return region.table().count();
     }
 
