@@ -63,7 +63,7 @@ public final class Domain implements AutoCloseable
     /** {@code fi_av_open} with a null context. */
     public AddressVector openAv(final AvAttr attr)
     {
-        return impl.openAv(attr, null);
+        return openAv(attr, null);
     }
 
     /**
