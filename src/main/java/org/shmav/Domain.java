@@ -28,8 +28,10 @@ public final class Domain implements AutoCloseable
     /**
      * {@code fi_domain}: opens a domain.
      *
-     * @throws FabricException FI_EINVAL for an address format shmav cannot store, an auth-key size outside
-     *                         1..4096 with avAuthKey, or a negative maxGroupId
+     * @param attr the domain's attributes
+     * @return the open domain; close it after its AVs, queues and endpoints
+     * @throws FabricException FI_EINVAL for a null attr, an address format shmav cannot store, an auth-key
+     *                         size outside 1..4096 with avAuthKey, or a negative maxGroupId
      */
     public static Domain open(final DomainAttr attr)
     {
@@ -54,13 +56,23 @@ public final class Domain implements AutoCloseable
         return new Domain(new DomainImpl(attr));
     }
 
-    /** The attributes the domain was opened with (the shm directory resolved). */
+    /**
+     * The attributes the domain was opened with (beyond libfabric's {@code fi_info}).
+     *
+     * @return the attributes, the shm directory resolved
+     */
     public DomainAttr attr()
     {
         return impl.attr();
     }
 
-    /** {@code fi_av_open} with a null context. */
+    /**
+     * {@code fi_av_open} with a null context; see {@link #openAv(AvAttr, Object)}.
+     *
+     * @param attr the AV's attributes
+     * @return the open AV
+     * @throws FabricException as {@link #openAv(AvAttr, Object)}
+     */
     public AddressVector openAv(final AvAttr attr)
     {
         return openAv(attr, null);
@@ -69,11 +81,16 @@ public final class Domain implements AutoCloseable
     /**
      * {@code fi_av_open}: opens a private AV ({@code name == null}), or creates or attaches to the named
      * AV {@code attr.name()} (read-only with {@link Fi#READ}). See {@link AddressVector} and shm-layout.md.
+     * To wait for a named AV that another process will create, use {@link #awaitAv(AvAttr, Duration)}.
      *
+     * @param attr    the AV's attributes
+     * @param context returned in FI_EVENT completions of the AV
+     * @return the open AV
      * @throws FabricException FI_EINVAL for bad attributes (type, flags, rxCtxBits outside 0..16, FI_READ
      *                         without a name, a bad name, a count, type or format that differs from the
-     *                         existing named AV's), FI_ENOENT for FI_READ of a missing name, FI_EACCES when
-     *                         the file is not ours to open, FI_ENOSPC when the shm directory is full
+     *                         existing named AV's) or a closed domain; FI_ENOENT for FI_READ of a missing
+     *                         name, or when the shm directory does not exist ("directory ... does not exist");
+     *                         FI_EACCES when the file is not ours to open; FI_ENOSPC when the shm directory is full
      */
     public AddressVector openAv(final AvAttr attr, final Object context)
     {
@@ -146,24 +163,38 @@ public final class Domain implements AutoCloseable
         }
     }
 
-    /** {@code fi_eq_open}: an event queue for FI_EVENT inserts; {@code size} is a hint. */
+    /**
+     * {@code fi_eq_open}: an event queue for FI_EVENT inserts.
+     *
+     * @param size a hint, &gt;= 0
+     * @return the open queue
+     * @throws FabricException FI_EINVAL for a negative size or a closed domain
+     */
     public EventQueue openEq(final int size)
     {
         return impl.openEq(size);
     }
 
-    /** {@code fi_endpoint}: an endpoint that can be bound to an AV of this domain. */
+    /**
+     * {@code fi_endpoint}: an endpoint that can be bound to an AV of this domain.
+     *
+     * @return the open endpoint
+     * @throws FabricException FI_EINVAL on a closed domain
+     */
     public Endpoint openEndpoint()
     {
         return impl.openEndpoint();
     }
 
     /**
-     * Removes the named AV {@code name} from the shm directory. Only a file that is a valid shmav AV is
-     * removed; processes that have it open keep using their mapping. Returns false when there was no
-     * such file.
+     * Removes the named AV {@code name} from the shm directory (beyond libfabric, whose named AVs go with
+     * their last close; errors name the call {@code fi_av_unlink}). Only a file that is a valid shmav AV is
+     * removed; processes that have it open keep using their mapping.
      *
-     * @throws FabricException FI_EINVAL for a bad name or a file that is not a shmav AV
+     * @param name the AV's name
+     * @return true when it was removed, false when there was no such file
+     * @throws FabricException FI_EINVAL for a bad name, a file that is not a shmav AV or a closed domain;
+     *                         FI_EACCES when the file is not ours to remove
      */
     public boolean unlinkAv(final String name)
     {
@@ -184,6 +215,11 @@ public final class Domain implements AutoCloseable
 
     /** {@code fi_close}: FI_EBUSY while AVs, event queues or endpoints of the domain are open. */
     @Override
+    /**
+     * {@code fi_close}: closes the domain. Idempotent.
+     *
+     * @throws FabricException FI_EBUSY while AVs, event queues or endpoints of the domain are open
+     */
     public void close()
     {
         impl.close();

@@ -10,8 +10,11 @@ public class FabricException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The positive libfabric error number. */
     private final int errno;
+    /** The call that failed. */
     private final String call;
+    /** The cause in words. */
     private final String detail;
 
     /**
