@@ -28,7 +28,13 @@ public final class Addresses
     {
     }
 
-    /** A new buffer holding {@code address} as a sockaddr_in or sockaddr_in6, position 0. */
+    /**
+     * A new buffer holding {@code address} as a sockaddr_in (IPv4) or sockaddr_in6 (IPv6).
+     *
+     * @param address a resolved address
+     * @return a 16- or 28-byte heap buffer, position 0, limit its length
+     * @throws FabricException FI_EINVAL (call {@code Addresses.put}) when the address is unresolved
+     */
     public static ByteBuffer toSockaddr(final InetSocketAddress address)
     {
         final boolean v6 = address.getAddress() instanceof Inet6Address;
@@ -39,14 +45,19 @@ public final class Addresses
 
     /**
      * Writes {@code address} at {@code dst}'s position as a sockaddr_in (IPv4) or sockaddr_in6 (IPv6)
-     * and advances the position. The address must be resolved.
+     * and advances the position by 16 or 28 bytes.
+     *
+     * @param dst     receives the address at its position
+     * @param address a resolved address
+     * @throws FabricException FI_EINVAL (call {@code Addresses.put}) when the address is unresolved
      */
     public static void put(final ByteBuffer dst, final InetSocketAddress address)
     {
         final InetAddress ip = address.getAddress();
         if (ip == null)
         {
-            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "address " + address + " is unresolved");
+            throw new FabricException("Addresses.put", FiErrno.EINVAL, "address " + address +
+                " is unresolved: resolve it first (new InetSocketAddress(host, port) resolves, createUnresolved does not)");
         }
         final int start = dst.position();
         final byte[] raw = ip.getAddress();
@@ -77,7 +88,14 @@ public final class Addresses
         }
     }
 
-    /** The sockaddr at {@code src}'s position as an {@link InetSocketAddress}; FI_EINVAL for an unknown family. */
+    /**
+     * The sockaddr at {@code src}'s position as an {@link InetSocketAddress}; the position is not changed.
+     *
+     * @param src a sockaddr_in or sockaddr_in6
+     * @return the address and port
+     * @throws FabricException FI_EINVAL (call {@code Addresses.toInetSocketAddress}) for another family or a
+     *                         buffer shorter than the family's length
+     */
     public static InetSocketAddress toInetSocketAddress(final ByteBuffer src)
     {
         final int at = src.position();
@@ -101,11 +119,17 @@ public final class Addresses
         {
             throw new IllegalStateException(e); // cannot happen for 4 or 16 raw bytes
         }
-        throw new FabricException("fi_av_lookup", FiErrno.EINVAL, "not a sockaddr_in or sockaddr_in6: family=" +
+        throw new FabricException("Addresses.toInetSocketAddress", FiErrno.EINVAL, "not a sockaddr_in or sockaddr_in6: family=" +
             family + " length=" + src.remaining());
     }
 
-    /** {@code sa_family} of the sockaddr at {@code at}, read in host byte order. */
+    /**
+     * {@code sa_family} of a sockaddr, read in host byte order.
+     *
+     * @param src the buffer
+     * @param at  the sockaddr's absolute index in {@code src}
+     * @return e.g. {@link #AF_INET}
+     */
     public static int family(final ByteBuffer src, final int at)
     {
         final int lo = src.get(at) & 0xFF;
@@ -113,7 +137,13 @@ public final class Addresses
         return ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? (hi << 8) | lo : (lo << 8) | hi;
     }
 
-    /** The port of the sockaddr at {@code at}, read in network byte order. */
+    /**
+     * The port of a sockaddr, read in network byte order.
+     *
+     * @param src the buffer
+     * @param at  the sockaddr's absolute index in {@code src}
+     * @return the port, 0 to 65535
+     */
     public static int port(final ByteBuffer src, final int at)
     {
         return ((src.get(at + 2) & 0xFF) << 8) | (src.get(at + 3) & 0xFF);
@@ -125,6 +155,12 @@ public final class Addresses
      * address != 0.0.0.0, {@code sin_zero} all zero. sockaddr_in6: family AF_INET6, port != 0, address
      * != ::. FI_ADDR_STR: 1 to {@value AddrFormat#MAX_STR_LEN} bytes including the NUL, no control characters.
      * Reads only, allocates nothing.
+     *
+     * @param format the AV's address format
+     * @param src    the buffer
+     * @param at     the address's absolute index in {@code src}
+     * @param len    the address's length in bytes
+     * @return 0 for a valid address, {@link FiErrno#EADDRNOTAVAIL} otherwise
      */
     public static int validate(final AddrFormat format, final ByteBuffer src, final int at, final int len)
     {
@@ -175,6 +211,11 @@ public final class Addresses
     /**
      * Length of the FI_ADDR_STR address at {@code src[at]}: bytes up to and including its NUL, or -1
      * when no NUL comes within {@value AddrFormat#MAX_STR_LEN} bytes or before {@code limit}.
+     *
+     * @param src   the buffer
+     * @param at    the string's absolute index in {@code src}
+     * @param limit the index the string must end before
+     * @return the length with the NUL, or -1
      */
     public static int strLength(final ByteBuffer src, final int at, final int limit)
     {
@@ -189,7 +230,12 @@ public final class Addresses
         return -1;
     }
 
-    /** An FI_ADDR_STR address as NUL-terminated UTF-8, position 0. */
+    /**
+     * An FI_ADDR_STR address as libfabric stores it.
+     *
+     * @param address the string
+     * @return its UTF-8 bytes and a NUL, position 0
+     */
     public static ByteBuffer toStrAddr(final String address)
     {
         final byte[] utf8 = address.getBytes(StandardCharsets.UTF_8);
@@ -199,7 +245,11 @@ public final class Addresses
     /**
      * {@code fi_av_straddr}: the address at {@code addr}'s position in libfabric's {@code ofi_straddr}
      * format: {@code fi_sockaddr_in://10.0.0.1:5000}, {@code fi_sockaddr_in6://[::1]:5000} (the address
-     * as inet_ntop writes it), the string itself for FI_ADDR_STR. Null for a family that does not match.
+     * as inet_ntop writes it), the string itself for FI_ADDR_STR.
+     *
+     * @param format the AV's address format
+     * @param addr   the address at the buffer's position (not changed)
+     * @return the text, or null for a family that does not match the format
      */
     public static String straddr(final AddrFormat format, final ByteBuffer addr)
     {

@@ -34,51 +34,94 @@ public final class AvAttr
         this.createOnly = b.createOnly;
     }
 
+    /**
+     * A builder with the defaults: FI_AV_UNSPEC, count 0, private (no name), no flags.
+     *
+     * @return a new builder
+     */
     public static Builder builder()
     {
         return new Builder();
     }
 
-    /** A builder holding these attributes. */
+    /**
+     * A builder holding these attributes, to derive others from them.
+     *
+     * @return a new builder
+     */
     public Builder toBuilder()
     {
         return new Builder().type(type).rxCtxBits(rxCtxBits).count(count).epPerNode(epPerNode).name(name)
             .mapAddr(mapAddr).flags(flags).groupAccess(groupAccess).createOnly(createOnly);
     }
 
+    /**
+     * {@code type}: TABLE, MAP or UNSPEC (resolved to TABLE in {@link AddressVector#attr()}).
+     *
+     * @return the AV type
+     */
     public AvType type()
     {
         return type;
     }
 
+    /**
+     * {@code rx_ctx_bits}: how many top bits of an fi_addr select a receive context ({@link Fi#rxAddr}).
+     *
+     * @return 0 to 16
+     */
     public int rxCtxBits()
     {
         return rxCtxBits;
     }
 
-    /** Expected number of entries: a hint for a private AV, the fixed capacity of a named one; 0 = default. */
+    /**
+     * {@code count}: expected number of entries; a hint for a private AV, the fixed capacity of a named
+     * one (1024 when 0 at creation).
+     *
+     * @return the count
+     */
     public long count()
     {
         return count;
     }
 
+    /**
+     * {@code ep_per_node}: a hint, recorded and not interpreted.
+     *
+     * @return the hint
+     */
     public long epPerNode()
     {
         return epPerNode;
     }
 
-    /** The named AV's system name, or null for a private AV. */
+    /**
+     * {@code name}: the named AV's system name, or null for a private AV.
+     *
+     * @return the name or null
+     */
     public String name()
     {
         return name;
     }
 
-    /** The base of FI_AV_MAP fi_addr values of a named AV; 0 on input means "use the stored base". */
+    /**
+     * {@code map_addr}: the base of FI_AV_MAP fi_addr values of a named AV; 0 on input means "use the
+     * stored base".
+     *
+     * @return the base
+     */
     public long mapAddr()
     {
         return mapAddr;
     }
 
+    /**
+     * {@code flags}: {@link Fi#READ}, {@link Fi#EVENT}, {@link Fi#SYMMETRIC}, {@link Fi#AV_USER_ID}.
+     *
+     * @return the flags
+     */
     public long flags()
     {
         return flags;
@@ -88,6 +131,8 @@ public final class AvAttr
      * Create a named AV's file with mode 0660 rather than 0600, and let a writer attach to a file of
      * another user whose group is one of this process's (group read and write): without it, a writer
      * refuses another user's file with FI_EACCES.
+     *
+     * @return true for group access
      */
     public boolean groupAccess()
     {
@@ -95,8 +140,11 @@ public final class AvAttr
     }
 
     /**
-     * A named AV is created by this open or not at all: FI_EEXIST when the name exists. The check is the
-     * atomic publication of the new file, so of several concurrent create-only opens exactly one wins.
+     * Whether a named AV is created by this open or not at all: FI_EEXIST when the name exists. The check
+     * is the atomic publication of the new file, so of several concurrent create-only opens exactly one
+     * wins (beyond libfabric).
+     *
+     * @return true for create-only
      */
     public boolean createOnly()
     {
@@ -129,61 +177,125 @@ public final class AvAttr
         {
         }
 
+        /**
+         * Sets {@code type}. Default {@link AvType#UNSPEC}, which resolves to TABLE.
+         *
+         * @param type TABLE, MAP or UNSPEC
+         * @return this builder
+         */
         public Builder type(final AvType type)
         {
             this.type = type;
             return this;
         }
 
+        /**
+         * Sets {@code rx_ctx_bits}; outside 0..16 is FI_EINVAL at open. Default 0.
+         *
+         * @param rxCtxBits top fi_addr bits that select a receive context
+         * @return this builder
+         */
         public Builder rxCtxBits(final int rxCtxBits)
         {
             this.rxCtxBits = rxCtxBits;
             return this;
         }
 
+        /**
+         * Sets {@code count}: a hint for a private AV; the capacity of a named AV when it is created (0: 1024),
+         * and when attaching either 0 or the existing capacity (else FI_EINVAL). Default 0.
+         *
+         * @param count expected entries
+         * @return this builder
+         */
         public Builder count(final long count)
         {
             this.count = count;
             return this;
         }
 
+        /**
+         * Sets {@code ep_per_node}, a hint. Default 0.
+         *
+         * @param epPerNode endpoints per node
+         * @return this builder
+         */
         public Builder epPerNode(final long epPerNode)
         {
             this.epPerNode = epPerNode;
             return this;
         }
 
+        /**
+         * Sets {@code name}: non-null makes the AV named, shared through a file of that name in the
+         * domain's shm directory. Default null (private).
+         *
+         * @param name the AV's system name, or null
+         * @return this builder
+         */
         public Builder name(final String name)
         {
             this.name = name;
             return this;
         }
 
+        /**
+         * Sets {@code map_addr}: for FI_AV_MAP, the base of fi_addr values when a named AV is created; 0 keeps
+         * the stored base. Default 0.
+         *
+         * @param mapAddr the base
+         * @return this builder
+         */
         public Builder mapAddr(final long mapAddr)
         {
             this.mapAddr = mapAddr;
             return this;
         }
 
+        /**
+         * Sets {@code flags}: {@link Fi#READ} (attach read-only), {@link Fi#EVENT}, {@link Fi#SYMMETRIC},
+         * {@link Fi#AV_USER_ID}; others are FI_EINVAL at open. Default 0.
+         *
+         * @param flags the open flags
+         * @return this builder
+         */
         public Builder flags(final long flags)
         {
             this.flags = flags;
             return this;
         }
 
-        /** See {@link AvAttr#createOnly()}. */
+        /**
+         * Makes a named AV's open fail with FI_EEXIST instead of attaching when the name exists (beyond
+         * libfabric). Default false.
+         *
+         * @param createOnly true to create or fail
+         * @return this builder
+         */
         public Builder createOnly(final boolean createOnly)
         {
             this.createOnly = createOnly;
             return this;
         }
 
+        /**
+         * Creates a named AV's file with mode 0660 rather than 0600, so that processes of the same group can
+         * share it and a writer may attach to a group member's file (beyond libfabric). Default false.
+         *
+         * @param groupAccess true for group access
+         * @return this builder
+         */
         public Builder groupAccess(final boolean groupAccess)
         {
             this.groupAccess = groupAccess;
             return this;
         }
 
+        /**
+         * The attributes; they are checked by {@link Domain#openAv(AvAttr)}.
+         *
+         * @return the attributes
+         */
         public AvAttr build()
         {
             return new AvAttr(this);

@@ -28,6 +28,7 @@ public interface AvSet extends AutoCloseable
      * {@code src}'s order. All or nothing: when the result would exceed a non-zero count this set is
      * left unchanged.
      *
+     * @param src the set whose members are added
      * @throws FabricException FI_EINVAL when either set is closed, {@code src} is null or belongs to
      *                         another AV handle; FI_ENOMEM when the result would exceed the set's count
      */
@@ -37,6 +38,7 @@ public interface AvSet extends AutoCloseable
      * {@code fi_av_set_intersect}: removes the members that are not members of {@code src}; the order of
      * the rest is unchanged.
      *
+     * @param src the set whose members are kept
      * @throws FabricException FI_EINVAL when either set is closed, {@code src} is null or belongs to
      *                         another AV handle
      */
@@ -46,6 +48,7 @@ public interface AvSet extends AutoCloseable
      * {@code fi_av_set_diff}: removes the members that are also members of {@code src}; the order of the
      * rest is unchanged. {@code set.diff(set)} empties the set.
      *
+     * @param src the set whose members are removed
      * @throws FabricException FI_EINVAL when either set is closed, {@code src} is null or belongs to
      *                         another AV handle
      */
@@ -54,6 +57,7 @@ public interface AvSet extends AutoCloseable
     /**
      * {@code fi_av_set_insert}: appends {@code fiAddr} at the end.
      *
+     * @param fiAddr a valid entry of the AV
      * @throws FabricException FI_EINVAL when the set is closed, {@code fiAddr} is not a valid entry of the
      *                         AV now, or is already a member; FI_ENOMEM when the set holds count members
      *                         (count &gt; 0)
@@ -63,6 +67,7 @@ public interface AvSet extends AutoCloseable
     /**
      * {@code fi_av_set_remove}: removes {@code fiAddr}; the order of the rest is unchanged.
      *
+     * @param fiAddr a member
      * @throws FabricException FI_EINVAL when the set is closed or {@code fiAddr} is not a member
      */
     void remove(long fiAddr);
@@ -80,13 +85,15 @@ public interface AvSet extends AutoCloseable
      * empty set's address is {@code 0xb2fca739210888c9L}. Kept up to date by every operation: this call is
      * O(1).
      *
+     * @return the collective address, tagged with {@link #COLL_ADDR_TAG}
      * @throws FabricException FI_EINVAL when the set is closed
      */
     long addr();
 
     /**
-     * A copy of the members in order (beyond libfabric).
+     * The members in order (beyond libfabric).
      *
+     * @return a copy of the members' fi_addr values
      * @throws FabricException FI_EINVAL when the set is closed
      */
     long[] members();
@@ -95,6 +102,7 @@ public interface AvSet extends AutoCloseable
      * The attributes given to {@code fi_av_set}, as given (beyond libfabric, which has no query): count,
      * range, stride, communication key and flags (FI_UNIVERSE, FI_BARRIER_SET ... FI_GATHER_SET).
      *
+     * @return the attributes
      * @throws FabricException FI_EINVAL when the set is closed
      */
     AvSetAttr attr();

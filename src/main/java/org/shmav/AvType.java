@@ -17,13 +17,22 @@ public enum AvType
         this.value = value;
     }
 
-    /** libfabric's numeric value. */
+    /**
+     * libfabric's numeric value.
+     *
+     * @return 0, 1 or 2
+     */
     public int value()
     {
         return value;
     }
 
-    /** The type with libfabric value {@code value}, or null when there is none. */
+    /**
+     * The type with a libfabric value.
+     *
+     * @param value libfabric's numeric value
+     * @return the type, or null when there is none
+     */
     public static AvType ofValue(final int value)
     {
         for (final AvType t : values())
@@ -36,7 +45,11 @@ public enum AvType
         return null;
     }
 
-    /** libfabric's {@code fi_tostr} text, e.g. {@code FI_AV_TABLE}. */
+    /**
+     * libfabric's {@code fi_tostr} text.
+     *
+     * @return e.g. {@code FI_AV_TABLE}
+     */
     public String fiName()
     {
         return "FI_AV_" + name();

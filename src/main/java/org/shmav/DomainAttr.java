@@ -36,12 +36,23 @@ public final class DomainAttr
         this.shmDirectory = b.shmDirectory != null ? b.shmDirectory : defaultShmDirectory();
     }
 
+    /**
+     * A builder with the defaults: FI_SOCKADDR_IN, no auth keys, max group id 0, av_type UNSPEC,
+     * the {@link #defaultShmDirectory()}.
+     *
+     * @return a new builder
+     */
     public static Builder builder()
     {
         return new Builder();
     }
 
-    /** The directory used when none is set on the builder. */
+    /**
+     * The directory used when none is set on the builder: the system property
+     * {@value #SHM_DIR_PROPERTY}, else the environment variable {@value #SHM_DIR_ENV}, else {@code /dev/shm}.
+     *
+     * @return the directory named AVs live in by default
+     */
     public static Path defaultShmDirectory()
     {
         final String prop = System.getProperty(SHM_DIR_PROPERTY);
@@ -57,37 +68,61 @@ public final class DomainAttr
         return DEFAULT_SHM_DIRECTORY;
     }
 
-    /** Format of every address inserted into this domain's AVs. */
+    /**
+     * Format of every address inserted into this domain's AVs ({@code fi_info.addr_format}).
+     *
+     * @return the address format
+     */
     public AddrFormat addrFormat()
     {
         return addrFormat;
     }
 
-    /** {@code FI_AV_AUTH_KEY}: AVs of this domain hold authorization keys. */
+    /**
+     * {@code FI_AV_AUTH_KEY}: AVs of this domain hold authorization keys.
+     *
+     * @return true when auth keys are enabled
+     */
     public boolean avAuthKey()
     {
         return avAuthKey;
     }
 
-    /** Size in bytes of every authorization key ({@code auth_key_size}). */
+    /**
+     * Size in bytes of every authorization key ({@code auth_key_size}).
+     *
+     * @return the key size
+     */
     public int authKeySize()
     {
         return authKeySize;
     }
 
-    /** Largest group id accepted in fi_addr values ({@code max_group_id}); 0 disables groups. */
+    /**
+     * Largest group id accepted in fi_addr values ({@code max_group_id}); 0 disables groups.
+     *
+     * @return the largest group id
+     */
     public int maxGroupId()
     {
         return maxGroupId;
     }
 
-    /** The domain's {@code av_type}: {@link AvType#UNSPEC} accepts either; otherwise AVs must match. */
+    /**
+     * The domain's {@code av_type}: {@link AvType#UNSPEC} accepts either; otherwise AVs must match.
+     *
+     * @return the domain's AV type
+     */
     public AvType avType()
     {
         return avType;
     }
 
-    /** Directory holding named AV files. */
+    /**
+     * Directory holding named AV files.
+     *
+     * @return the directory, resolved from the defaults when none was set
+     */
     public Path shmDirectory()
     {
         return shmDirectory;
@@ -115,42 +150,91 @@ public final class DomainAttr
         {
         }
 
+        /**
+         * Sets {@code addr_format}: {@link AddrFormat#SOCKADDR_IN} (default), {@link AddrFormat#SOCKADDR_IN6} or
+         * {@link AddrFormat#ADDR_STR}; {@link Domain#open} refuses the others with FI_EINVAL.
+         *
+         * @param addrFormat the format of every address of the domain's AVs; not null
+         * @return this builder
+         * @throws NullPointerException for null
+         */
         public Builder addrFormat(final AddrFormat addrFormat)
         {
             this.addrFormat = Objects.requireNonNull(addrFormat, "addrFormat");
             return this;
         }
 
+        /**
+         * Sets {@code FI_AV_AUTH_KEY}: the domain's AVs store authorization keys
+         * ({@link AddressVector#insertAuthKey}). Default false.
+         *
+         * @param avAuthKey true to enable auth keys
+         * @return this builder
+         */
         public Builder avAuthKey(final boolean avAuthKey)
         {
             this.avAuthKey = avAuthKey;
             return this;
         }
 
+        /**
+         * Sets {@code auth_key_size}, the size of every key; 1 to 4096 with avAuthKey (else FI_EINVAL at
+         * {@link Domain#open}). Default 8.
+         *
+         * @param authKeySize bytes per key
+         * @return this builder
+         */
         public Builder authKeySize(final int authKeySize)
         {
             this.authKeySize = authKeySize;
             return this;
         }
 
+        /**
+         * Sets {@code max_group_id}: fi_addr values may carry a group id up to this in bits 32..63
+         * ({@link Fi#groupAddr}). Default 0 (no groups); negative is FI_EINVAL at {@link Domain#open}.
+         *
+         * @param maxGroupId the largest group id
+         * @return this builder
+         */
         public Builder maxGroupId(final int maxGroupId)
         {
             this.maxGroupId = maxGroupId;
             return this;
         }
 
+        /**
+         * Sets the domain's {@code av_type}: AVs opened on it must have this type, unless it is
+         * {@link AvType#UNSPEC} (default).
+         *
+         * @param avType the required AV type; not null
+         * @return this builder
+         * @throws NullPointerException for null
+         */
         public Builder avType(final AvType avType)
         {
             this.avType = Objects.requireNonNull(avType, "avType");
             return this;
         }
 
+        /**
+         * Sets the directory of named AVs (beyond libfabric). Default: {@link #defaultShmDirectory()}.
+         * It must exist when a named AV is opened (FI_ENOENT otherwise).
+         *
+         * @param shmDirectory the directory, or null for the default
+         * @return this builder
+         */
         public Builder shmDirectory(final Path shmDirectory)
         {
             this.shmDirectory = shmDirectory;
             return this;
         }
 
+        /**
+         * The attributes; they are checked by {@link Domain#open}.
+         *
+         * @return the attributes
+         */
         public DomainAttr build()
         {
             return new DomainAttr(this);

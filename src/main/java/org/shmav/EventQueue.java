@@ -9,16 +9,35 @@ import java.time.Duration;
  */
 public interface EventQueue extends AutoCloseable
 {
-    /** {@code fi_eq_read}: the next event, or null when empty; throws FI_EAVAIL when an error entry is next. */
+    /**
+     * {@code fi_eq_read}: takes the next event.
+     *
+     * @return the next event, or null when the queue is empty (C's -FI_EAGAIN)
+     * @throws FabricException FI_EAVAIL when an error entry is next (read it with {@link #readErr()})
+     */
     EqEvent read();
 
-    /** {@code fi_eq_sread}: waits up to {@code timeout} for an event; null on timeout; FI_EAVAIL as {@link #read()}. */
+    /**
+     * {@code fi_eq_sread}: waits for the next event.
+     *
+     * @param timeout how long to wait at most
+     * @return the next event, or null on timeout
+     * @throws FabricException FI_EAVAIL as {@link #read()}
+     */
     EqEvent sread(Duration timeout);
 
-    /** {@code fi_eq_readerr}: the next entry if it is an error entry, else null. */
+    /**
+     * {@code fi_eq_readerr}: takes the next entry if it is an error entry.
+     *
+     * @return the error entry, or null when the next entry is not one (or there is none)
+     */
     EqErrEntry readErr();
 
-    /** {@code fi_close}: throws FI_EBUSY while an AV is bound to this queue. */
+    /**
+     * {@code fi_close}: closes the queue.
+     *
+     * @throws FabricException FI_EBUSY while an AV is bound to this queue
+     */
     @Override
     void close();
 }

@@ -64,13 +64,24 @@ public final class Fi
      * {@code fi_rx_addr}: the fi_addr that targets receive context {@code rxIndex}, which lives in the
      * top {@code rxCtxBits} bits. As on x86, {@code rxCtxBits == 0} shifts by zero (Java's {@code << 64}),
      * so {@code rxAddr(5, 3, 0) == 7}.
+     *
+     * @param fiAddr    the peer's fi_addr
+     * @param rxIndex   the receive context
+     * @param rxCtxBits the AV's {@code rx_ctx_bits}
+     * @return the fi_addr with the context in its top bits
      */
     public static long rxAddr(final long fiAddr, final int rxIndex, final int rxCtxBits)
     {
         return ((long)rxIndex << (64 - rxCtxBits)) | fiAddr;
     }
 
-    /** {@code fi_group_addr}: puts {@code groupId} in bits 32..63 of {@code fiAddr}. */
+    /**
+     * {@code fi_group_addr}: puts {@code groupId} in bits 32..63 of {@code fiAddr}.
+     *
+     * @param fiAddr  the peer's fi_addr
+     * @param groupId the group, at most the domain's maxGroupId
+     * @return the fi_addr with the group id in its top 32 bits
+     */
     public static long groupAddr(final long fiAddr, final int groupId)
     {
         return (Integer.toUnsignedLong(groupId) << 32) | fiAddr;

@@ -1,100 +1,123 @@
 package org.shmav;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Collectors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The README's quick-start code is this test's code: the test runs it and checks the README shows it unchanged. */
+/**
+ * The README's two examples, exactly as the README shows them: each java block is compiled on its own
+ * (with -Xlint:all -Werror, against the test classpath) and its main method is run, and the test checks
+ * what it printed. A README example that does not compile, or prints something else, fails here.
+ */
 class ReadmeExampleTest
 {
     private Path dir;
+    private Path classes;
 
     @BeforeEach
     void setUp() throws Exception
     {
         dir = Files.createTempDirectory(Path.of("/dev/shm"), "readme");
+        classes = Files.createTempDirectory("readme-classes");
         System.setProperty(DomainAttr.SHM_DIR_PROPERTY, dir.toString());
     }
 
     @AfterEach
-    void tearDown() throws Exception
+    void tearDown()
     {
         System.clearProperty(DomainAttr.SHM_DIR_PROPERTY);
-        try (var files = Files.list(dir))
-        {
-            for (final Path p : files.toList())
-            {
-                Files.delete(p);
-            }
-        }
-        Files.delete(dir);
+        AvTestSupport.deleteRecursively(dir);
+        AvTestSupport.deleteRecursively(classes);
     }
 
     @Test
-    void shouldRunTheQuickStart()
+    void shouldCompileAndRunTheQuickStart() throws Exception
     {
-        final int inserted;
-        final long[] fiAddr;
-        final String text;
-        final long seenByOtherOpener;
-        // README-EXAMPLE-START
-        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).build());
-             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name("quickstart").count(64).build()))
-        {
-            ByteBuffer addrs = ByteBuffer.allocate(2 * AddrFormat.SOCKADDR_IN.addrlen());
-            Addresses.put(addrs, new InetSocketAddress("10.0.0.1", 5000));
-            Addresses.put(addrs, new InetSocketAddress("10.0.0.2", 5000));
-            fiAddr = new long[2];
-            inserted = av.insert(addrs.flip(), 2, fiAddr, 0, null);      // 2, fiAddr = {0, 1}
-
-            ByteBuffer out = ByteBuffer.allocate(AddrFormat.SOCKADDR_IN.addrlen());
-            av.lookup(fiAddr[1], out);
-            text = av.straddr(out);                                       // "fi_sockaddr_in://10.0.0.2:5000"
-
-            // Any process that opens "quickstart" sees the same entries at the same fi_addr values.
-            try (AddressVector reader = domain.openAv(AvAttr.builder().name("quickstart").flags(Fi.READ).build()))
-            {
-                seenByOtherOpener = reader.reverseLookup(Addresses.toSockaddr(new InetSocketAddress("10.0.0.2", 5000)));
-            }
-            domain.unlinkAv("quickstart");                                // the file stays until unlinked
-        }
-        // README-EXAMPLE-END
-        assertEquals(2, inserted);
-        assertArrayEquals(new long[] {0, 1}, fiAddr);
-        assertEquals("fi_sockaddr_in://10.0.0.2:5000", text);
-        assertEquals(1, seenByOtherOpener);
-        assertFalse(Files.exists(dir.resolve("quickstart")));
+        final List<String> out = run("QuickStart");
+        assertEquals(List.of("2 inserted at 0, 1", "fi_sockaddr_in://10.0.0.2:5000", "another opener sees it at 1"), out);
+        assertFalse(Files.exists(dir.resolve("quickstart")), "the example unlinks its AV");
     }
 
     @Test
-    void shouldShowTheQuickStartInTheReadme() throws Exception
+    void shouldCompileAndRunTheJavaConveniencesExample() throws Exception
     {
-        final String fromTest = block(Files.readAllLines(Path.of("src/test/java/org/shmav/ReadmeExampleTest.java")),
-            "// README-EXAMPLE-START", "// README-EXAMPLE-END");
-        final String fromReadme = block(Files.readAllLines(Path.of("README.md")), "```java", "```");
-        assertEquals(fromTest, fromReadme, "README.md's first java block must be ReadmeExampleTest's example");
+        final List<String> out = run("JavaApiExample");
+        assertEquals(List.of(
+            "10.0.0.1 at 0",
+            "InsertResult{inserted=2 of 3, failures=[[1] FI_EADDRNOTAVAIL]}",
+            "Optional[/10.0.0.4:5000]",
+            "Optional.empty",
+            "0 fi_sockaddr_in://10.0.0.1:5000",
+            "1 fi_sockaddr_in://10.0.0.2:5000",
+            "2 fi_sockaddr_in://10.0.0.4:5000",
+            "shmav_av_count: FI_EINVAL (Invalid argument): AV is closed"),
+            out.stream().filter(l -> !l.startsWith("reader: ")).toList());
+        assertEquals(List.of("reader: OptionalLong[2]"), out.stream().filter(l -> l.startsWith("reader: ")).toList(),
+            "the reader that waited for the AV found the address");
+        assertFalse(Files.exists(dir.resolve("peers")), "the example unlinks its AV");
     }
 
-    private static String block(final List<String> lines, final String start, final String end)
+    /** Compiles the README's java block declaring {@code className} and runs its main; returns the lines it printed. */
+    private List<String> run(final String className) throws Exception
     {
-        final int from = lines.indexOf(lines.stream().filter(l -> l.trim().equals(start)).findFirst().orElseThrow()) + 1;
-        int to = from;
-        while (!lines.get(to).trim().equals(end))
+        final String source = javaBlock(Files.readString(Path.of("README.md")), className);
+        final Path file = classes.resolve(className + ".java");
+        Files.writeString(file, source);
+        final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertNotNull(javac, "tests need a JDK");
+        final StringWriter diagnostics = new StringWriter();
+        final boolean compiled = javac.getTask(diagnostics, null, d -> diagnostics.append(d.toString()).append('\n'), List.of("-Xlint:all", "-Werror",
+            "-classpath", System.getProperty("java.class.path"), "-d", classes.toString()), null,
+            javac.getStandardFileManager(null, null, StandardCharsets.UTF_8).getJavaFileObjects(file)).call();
+        assertTrue(compiled, "README's " + className + " does not compile as written:\n" + diagnostics);
+
+        final PrintStream stdout = System.out;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader()))
         {
-            to++;
+            final Method main = loader.loadClass(className).getMethod("main", String[].class);
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            main.invoke(null, (Object)new String[0]);
         }
-        return lines.subList(from, to).stream().map(String::strip).filter(l -> !l.isEmpty())
-            .collect(Collectors.joining("\n"));
+        finally
+        {
+            System.setOut(stdout);
+        }
+        return captured.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+
+    /** The fenced java block of {@code markdown} that declares {@code public class className}. */
+    static String javaBlock(final String markdown, final String className)
+    {
+        final Matcher m = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL).matcher(markdown);
+        while (m.find())
+        {
+            if (m.group(1).contains("public class " + className + "\n"))
+            {
+                return m.group(1);
+            }
+        }
+        throw new AssertionError("README.md has no java block declaring public class " + className);
     }
 }

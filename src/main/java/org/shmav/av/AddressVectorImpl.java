@@ -115,6 +115,12 @@ public final class AddressVectorImpl implements AddressVector
         return attr;
     }
 
+    @Override
+    public AddrFormat addrFormat()
+    {
+        return domain.attr().addrFormat();
+    }
+
     /** The context given to fi_av_open. */
     public Object context()
     {
@@ -324,6 +330,7 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public long count()
     {
+        checkOpen("shmav_av_count");
         return regions.current().table().count();
     }
 

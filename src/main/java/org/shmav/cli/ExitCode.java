@@ -15,8 +15,8 @@ enum ExitCode
     EXISTS(6, "create: an AV of that name exists already"),
     IN_USE(7, "rm: the AV is open in a live process (use --force)"),
     PERMISSION(8, "permission denied"),
-    PARTIAL(9, "insert: some addresses were not inserted (each is listed with its error)"),
-    NO_SPACE(10, "no space: the AV is full, or the directory's file system is"),
+    PARTIAL(9, "insert: some addresses were not valid and were not inserted (each is listed with its error)"),
+    NO_SPACE(10, "no space: the AV is full (insert: some addresses did not fit), or the directory's file system is"),
     BAD_INPUT(11, "insert: the input has lines that are not addresses; nothing was inserted");
 
     final int code;

@@ -54,6 +54,9 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
     @Option(names = {"-q", "--quiet"}, description = "no progress bar")
     private boolean quiet;
 
+    /** Set when an address was refused with FI_ENOSPC: the AV is full (exit code 10, not 9). */
+    private boolean full;
+
     /** One address to insert, with the line it came from. */
     private record Line(int number, String text, ByteBuffer address)
     {
@@ -78,6 +81,12 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
             if (failures.size() > LISTED_FAILURES)
             {
                 out().println("  ... and " + (failures.size() - LISTED_FAILURES) + " more");
+            }
+            if (full)
+            {
+                err().printf("shmav insert: AV '%s' is full (capacity %d): remove entries (shmav rm, or the API), or " +
+                    "create a larger AV and insert again%n", name, av.attr().count());
+                return ExitCode.NO_SPACE.code;
             }
             return failures.isEmpty() ? ExitCode.OK.code : ExitCode.PARTIAL.code;
         }
@@ -157,7 +166,7 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
     }
 
     /** Inserts one batch; adds a description of each failure to {@code failures}, each fi_addr to {@code entries}. */
-    private static void insertBatch(final AddressVector av, final List<Line> batch, final List<String> failures,
+    private void insertBatch(final AddressVector av, final List<Line> batch, final List<String> failures,
         final Set<Long> entries)
     {
         final int[] errors = new int[batch.size()];
@@ -173,6 +182,7 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
             }
             else
             {
+                full |= errors[i] == FiErrno.ENOSPC;
                 failures.add("line " + batch.get(i).number() + ": " + batch.get(i).text() + ": " +
                     FiErrno.name(errors[i]) + " (" + FiErrno.strerror(errors[i]) + ")");
             }

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 @Command(name = "shmav", mixinStandardHelpOptions = true, versionProvider = ShmavVersion.class,
     description = "Inspect and manage shmav named address vectors (files in /dev/shm).",
     subcommands = {LsCommand.class, ShowCommand.class, DumpCommand.class, WatchCommand.class, CreateCommand.class,
-        InsertCommand.class, RmCommand.class, GcCommand.class})
+        InsertCommand.class, RmCommand.class, GcCommand.class, CommandLine.HelpCommand.class})
 public final class ShmavCli implements Runnable
 {
     @Option(names = "--dir", paramLabel = "DIR", scope = CommandLine.ScopeType.INHERIT,
@@ -41,7 +41,10 @@ public final class ShmavCli implements Runnable
     public static int execute(final PrintWriter out, final PrintWriter err, final String... args)
     {
         final CommandLine cli = new CommandLine(new ShmavCli()).setOut(out).setErr(err)
-            .setExecutionExceptionHandler(ShmavCli::handle);
+            .setExecutionExceptionHandler(ShmavCli::handle).setParameterExceptionHandler(ShmavCli::usageError);
+        // every command answers --help (and --version), not only the top level
+        cli.getSubcommands().values().stream().filter(sub -> !(sub.getCommand() instanceof CommandLine.HelpCommand))
+            .forEach(sub -> sub.getCommandSpec().mixinStandardHelpOptions(true));
         describeExitCodes(cli);
         final int code = cli.execute(args);
         out.flush();
@@ -72,6 +75,36 @@ public final class ShmavCli implements Runnable
         cli.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
         cli.getSubcommands().values().forEach(sub ->
             sub.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes));
+    }
+
+    /**
+     * A usage error: the one line that says what is wrong, and where the full usage is, instead of the whole
+     * usage help (which buries the line).
+     */
+    private static int usageError(final CommandLine.ParameterException e, final String[] args)
+    {
+        final CommandLine cmd = e.getCommandLine();
+        final String path = qualifiedName(cmd);
+        cmd.getErr().println(path + ": " + e.getMessage());
+        final CommandLine.UnmatchedArgumentException unmatched =
+            e instanceof CommandLine.UnmatchedArgumentException u ? u : null;
+        if (unmatched != null)
+        {
+            final java.util.List<String> suggestions = unmatched.getSuggestions();
+            if (!suggestions.isEmpty())
+            {
+                cmd.getErr().println("Did you mean: " + String.join(" or ", suggestions) + "?");
+            }
+        }
+        cmd.getErr().println("Try '" + path + " --help' for more information.");
+        cmd.getErr().flush();
+        return ExitCode.USAGE.code;
+    }
+
+    /** "shmav" or "shmav ls": the command as the user typed it. */
+    private static String qualifiedName(final CommandLine cmd)
+    {
+        return cmd.getParent() == null ? cmd.getCommandName() : qualifiedName(cmd.getParent()) + " " + cmd.getCommandName();
     }
 
     private static int handle(final Exception e, final CommandLine cmd, final CommandLine.ParseResult parsed)

@@ -140,11 +140,15 @@ class ShmavCliIT
         assertEquals(11, badInput.code());
         assertTrue(badInput.err().contains("line 2: 'not an address'"), badInput.err());
         assertTrue(shmav("show", "full").out().contains("no entries"), "nothing was inserted");
-        final Result partial = shmav("insert", "full", "--from",
+        final Result invalid = shmav("insert", "full", "--from", addresses("127.0.0.1:1\n0.0.0.0:2\n").toString());
+        assertEquals(9, invalid.code(), "an invalid address, room left: " + invalid.err());
+        assertTrue(invalid.out().contains("line 2: 0.0.0.0:2: FI_EADDRNOTAVAIL"), invalid.out());
+        final Result full = shmav("insert", "full", "--from",
             addresses("127.0.0.1:1\n0.0.0.0:2\n127.0.0.1:3\n127.0.0.1:4\n").toString());
-        assertEquals(9, partial.code(), partial.err());
-        assertTrue(partial.out().contains("line 2: 0.0.0.0:2: FI_EADDRNOTAVAIL"), partial.out());
-        assertTrue(partial.out().contains("line 4: 127.0.0.1:4: FI_ENOSPC"), partial.out());
+        assertEquals(10, full.code(), "the AV is full: " + full.err());
+        assertTrue(full.out().contains("line 2: 0.0.0.0:2: FI_EADDRNOTAVAIL"), full.out());
+        assertTrue(full.out().contains("line 4: 127.0.0.1:4: FI_ENOSPC"), full.out());
+        assertTrue(full.err().startsWith("shmav insert: AV 'full' is full (capacity 2): remove entries"), full.err());
         assertEquals(3, shmav("insert", "full", "--from", dir.path().resolve("no-such-file").toString()).code());
         assertEquals(3, ShmavCli.execute(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
             "--dir", dir.path().resolve("no-such-dir").toString(), "ls"));

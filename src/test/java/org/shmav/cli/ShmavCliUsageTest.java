@@ -1,0 +1,77 @@
+package org.shmav.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** Help and usage errors of the shmav CLI: no AV is touched, so these run in the unit-test phase. */
+class ShmavCliUsageTest
+{
+    private static final List<String> COMMANDS = List.of("ls", "show", "dump", "watch", "create", "insert", "rm", "gc");
+
+    /** What one run printed and returned. */
+    private record Run(int code, String out, String err)
+    {
+    }
+
+    private static Run shmav(final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void shouldPrintEachCommandsHelpWithDashDashHelpAndWithHelpCommand()
+    {
+        for (final String command : COMMANDS)
+        {
+            final Run dashDash = shmav(command, "--help");
+            assertEquals(0, dashDash.code(), command + " --help: " + dashDash.err());
+            assertTrue(dashDash.out().startsWith("Usage: shmav " + command + " "), dashDash.out());
+            assertTrue(dashDash.out().contains("Exit codes:"), dashDash.out());
+            assertEquals("", dashDash.err());
+
+            final Run help = shmav("help", command);
+            assertEquals(0, help.code(), "help " + command + ": " + help.err());
+            assertEquals(dashDash.out(), help.out(), "shmav help " + command + " is shmav " + command + " --help");
+        }
+        final Run top = shmav("--help");
+        assertEquals(0, top.code());
+        assertTrue(top.out().contains("help"), "the help command is listed: " + top.out());
+        assertEquals(top.out(), shmav("help").out());
+    }
+
+    @Test
+    void shouldPrintOneLineAndAPointerToHelpOnAUsageError()
+    {
+        final Run unknownOption = shmav("ls", "--frobnicate");
+        assertEquals(2, unknownOption.code());
+        assertEquals("", unknownOption.out());
+        assertEquals(List.of("shmav ls: Unknown option: '--frobnicate'", "Try 'shmav ls --help' for more information."),
+            unknownOption.err().lines().toList());
+
+        final Run missing = shmav("create", "x");
+        assertEquals(2, missing.code());
+        assertEquals(2, missing.err().lines().count(), missing.err());
+        assertTrue(missing.err().startsWith("shmav create: Missing required option: '--count=N"), missing.err());
+        assertTrue(missing.err().endsWith("Try 'shmav create --help' for more information.\n"), missing.err());
+
+        final Run unknownCommand = shmav("lss");
+        assertEquals(2, unknownCommand.code());
+        assertTrue(unknownCommand.err().lines().count() <= 3, unknownCommand.err());
+        assertTrue(unknownCommand.err().startsWith("shmav: Unmatched argument at index 0: 'lss'"), unknownCommand.err());
+        assertTrue(unknownCommand.err().contains("Did you mean: ls"), unknownCommand.err());
+        assertTrue(unknownCommand.err().endsWith("Try 'shmav --help' for more information.\n"), unknownCommand.err());
+
+        final Run none = shmav();
+        assertEquals(2, none.code());
+        assertEquals(2, none.err().lines().count(), none.err());
+    }
+}
