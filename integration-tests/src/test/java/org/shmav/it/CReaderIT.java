@@ -220,8 +220,8 @@ class CReaderIT
         return b -> b.putLong(offset, b.getLong(offset) + delta);
     }
 
-    @Test
-    void shouldRefuseEveryCorruptFileJavaRefusesForTheSameReason() throws Exception
+    /** A closed IPv4 TABLE AV "good" of capacity 8 with 3 entries, all counted in attacher entry 0; its bytes. */
+    private byte[] goodFile() throws IOException
     {
         try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN);
              AddressVector av = d.openAv(AvAttr.builder().name("good").type(AvType.TABLE).count(8).build()))
@@ -231,7 +231,37 @@ class CReaderIT
                 insert(av, Addresses.toSockaddr(AvWorker.address(i)));
             }
         }
-        final byte[] good = Files.readAllBytes(dir.path().resolve("good"));
+        return Files.readAllBytes(dir.path().resolve("good"));
+    }
+
+    @Test
+    void shouldCountModulo2To32AndClampTheHighWaterToTheAttachers() throws Exception
+    {
+        final byte[] good = goodFile();
+        final int journal0 = 4096 + 8;
+        final int journal1 = 4096 + 64 + 8;
+        assertEquals(3L << 32, ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN).getLong(journal0));
+        // Two attachers whose deltas each wrapped past 2^31 (-2147483647 and -2147483646 as i32): the true count is 3.
+        final ByteBuffer wrapped = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        wrapped.putLong(journal0, 0x8000_0001L << 32).putLong(journal1, 0x8000_0002L << 32).putLong(320, 2);
+        Files.write(dir.path().resolve("wrapped"), wrapped.array());
+        final Result w = runReader(dir.path().resolve("wrapped").toString());
+        assertEquals(0, w.code, w::toString);
+        assertEquals(3, entries(w.out).size(), w::toString);
+        assertTrue(w.out.endsWith("\ncount 3\n"), w::toString);
+        // attachersHighWater beyond attachersCapacity (1024): only the real entries are summed.
+        final ByteBuffer high = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        high.putLong(320, 1L << 40);
+        Files.write(dir.path().resolve("high"), high.array());
+        final Result h = runReader(dir.path().resolve("high").toString());
+        assertEquals(0, h.code, h::toString);
+        assertTrue(h.out.endsWith("\ncount 3\n"), h::toString);
+    }
+
+    @Test
+    void shouldRefuseEveryCorruptFileJavaRefusesForTheSameReason() throws Exception
+    {
+        final byte[] good = goodFile();
         final int seg = 512;
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
