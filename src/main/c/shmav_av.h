@@ -28,10 +28,6 @@
 #ifndef SHMAV_AV_H
 #define SHMAV_AV_H
 
-#if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
-#error "define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE) before including any header"
-#endif
-
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -44,6 +40,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#if !defined(O_NOFOLLOW) || !defined(O_CLOEXEC)
+#error "compile with POSIX.1-2008: define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE) before including any header"
+#endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "shmav AV files are little-endian; this reader reads them in native order"
@@ -516,7 +516,11 @@ static inline int shmav_av_lookup_index_r(const shmav_av *av, uint64_t index, vo
         {
             return -EINVAL; /* a corrupt slot: the Java lookup refuses it too */
         }
-        memcpy(addr, words, *addrlen < len ? *addrlen : len);
+        const size_t copy = *addrlen < len ? *addrlen : len;
+        if (copy > 0)
+        {
+            memcpy(addr, words, copy);
+        }
         *addrlen = len;
         return 0;
     }
