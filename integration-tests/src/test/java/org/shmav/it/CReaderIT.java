@@ -1,0 +1,631 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.Addresses;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.cli.ShmavCli;
+
+/**
+ * The C reader shipped in src/main/c (shmav_av.h, shmav_read.c) against AVs written by Java: it is
+ * compiled here with gcc, lists what Java's lookup gives entry by entry, refuses every corrupt file
+ * Java refuses (with the same reason), and reads no torn address while Java writer JVMs churn.
+ */
+@Timeout(120)
+class CReaderIT
+{
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String[] CFLAGS = {"-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"};
+
+    private static Path reader;
+
+    private TestDir dir;
+    private TestDir logs;
+    private final List<ChildJvm> children = new ArrayList<>();
+
+    @BeforeAll
+    static void compile() throws Exception
+    {
+        final Path base = Path.of(System.getProperty("basedir", "")).toAbsolutePath();
+        final Path source = base.resolve("src/main/c/shmav_read.c");
+        final Path out = base.resolve("target/c/shmav_read");
+        Files.createDirectories(out.getParent());
+        final List<String> command = new ArrayList<>(List.of("gcc"));
+        command.addAll(List.of(CFLAGS));
+        command.addAll(List.of("-o", out.toString(), source.toString()));
+        final Result r;
+        try
+        {
+            r = run(command, out.getParent(), Duration.ofSeconds(60));
+        }
+        catch (final IOException e)
+        {
+            Assumptions.abort("gcc not found (" + e.getMessage() + "): the C reader in src/main/c is NOT tested");
+            return;
+        }
+        assertEquals(0, r.code, () -> "gcc " + String.join(" ", CFLAGS) + " failed:\n" + r.out + r.err);
+        reader = out;
+    }
+
+    @BeforeEach
+    void setUp() throws IOException
+    {
+        dir = TestDir.inShm("creader");
+        logs = TestDir.inTmp("creader-logs");
+    }
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        for (final ChildJvm c : children)
+        {
+            c.close();
+        }
+        dir.close();
+        logs.close();
+    }
+
+    // ---------------------------------------------------------------- entries
+
+    @Test
+    void shouldListIpv4TableEntriesAsJavaLooksThemUp() throws Exception
+    {
+        try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN);
+             AddressVector av = d.openAv(AvAttr.builder().name("v4").type(AvType.TABLE).count(64).build()))
+        {
+            final List<Long> f = new ArrayList<>();
+            for (int i = 0; i < 20; i++)
+            {
+                f.add(insert(av, Addresses.toSockaddr(AvWorker.address(i * 37L))));
+            }
+            f.add(insert(av, Addresses.toSockaddr(inet("255.255.255.255", 65535))));
+            f.add(insert(av, Addresses.toSockaddr(inet("1.2.3.4", 1))));
+            insert(av, Addresses.toSockaddr(inet("1.2.3.4", 1))); // a second reference
+            av.remove(new long[] {f.get(3), f.get(5), f.get(11), f.get(21)}, 4, 0); // 21: one reference left
+            f.add(insert(av, Addresses.toSockaddr(inet("192.168.100.200", 5000)))); // reuses slot 3
+            assertEquals(3L, f.get(f.size() - 1));
+            assertEquals(20, compareWithJava(av, "v4"));
+        }
+    }
+
+    @Test
+    void shouldListIpv6MapEntriesAsJavaLooksThemUp() throws Exception
+    {
+        try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN6);
+             AddressVector av = d.openAv(AvAttr.builder().name("v6").type(AvType.MAP).count(40).mapAddr(0x10000).build()))
+        {
+            final String[][] cases = {
+                {"0:0:0:0:0:0:0:1", "::1"},
+                {"2001:db8:0:0:0:0:0:1", "2001:db8::1"},
+                {"0:0:0:0:0:ffff:102:304", "::ffff:1.2.3.4"},
+                {"0:0:0:0:0:0:102:304", "::1.2.3.4"},
+                {"0:0:0:0:0:ffff:0:0", "::ffff:0.0.0.0"},
+                {"1:0:0:1:0:0:0:1", "1:0:0:1::1"},
+                {"1:0:0:1:1:0:0:1", "1::1:1:0:0:1"},
+                {"1:0:1:0:1:0:1:0", "1:0:1:0:1:0:1:0"},
+                {"2001:db8:85a3:0:0:8a2e:370:7334", "2001:db8:85a3::8a2e:370:7334"},
+                {"1:0:0:0:0:0:0:0", "1::"},
+                {"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"},
+                {"fe80:0:0:0:0:0:0:1", "fe80::1"},
+                {"0:0:0:1:0:0:0:0", "0:0:0:1::"},
+            };
+            final List<Long> f = new ArrayList<>();
+            for (int i = 0; i < cases.length; i++)
+            {
+                f.add(insert(av, sockaddrIn6(cases[i][0], i == 0 ? 65535 : 1000 + i, i == 11 ? 3 : 0)));
+            }
+            for (long s = 1; s <= 10; s++)
+            {
+                f.add(insert(av, CReaderChurn.sockaddr(AddrFormat.SOCKADDR_IN6, s)));
+            }
+            av.remove(new long[] {f.get(1), f.get(14), f.get(22)}, 3, 0);
+            f.add(insert(av, CReaderChurn.sockaddr(AddrFormat.SOCKADDR_IN6, 99)));
+            assertEquals(0x10000 + 1, f.get(f.size() - 1));
+            assertEquals(21, compareWithJava(av, "v6"));
+            final Map<Long, String> c = readEntries("v6");
+            for (int i = 0; i < cases.length; i++)
+            {
+                if (i != 1)
+                {
+                    assertEquals("fi_sockaddr_in6://[" + cases[i][1] + "]:" + (i == 0 ? 65535 : 1000 + i),
+                        c.get(f.get(i)), "case " + cases[i][0]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldListStringEntriesOfTableAndMapAsJavaLooksThemUp() throws Exception
+    {
+        final String longest = "x".repeat(AddrFormat.MAX_STR_LEN - 1);
+        final String[] strings = {"a", "hello world", "h\u00e9llo-\u00fcn\u00efc\u00f8d\u00e9 \u2713", longest,
+            "fi://node-7:4711/p?q=1", CReaderChurn.string(1), CReaderChurn.string(2), "tab\u007eend"};
+        for (final AvType type : List.of(AvType.TABLE, AvType.MAP))
+        {
+            final String name = "str-" + type;
+            try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.ADDR_STR);
+                 AddressVector av = d.openAv(AvAttr.builder().name(name).type(type).count(16).build()))
+            {
+                final long[] f = new long[strings.length];
+                assertEquals(strings.length, av.insert(strings, f, 0, null));
+                av.remove(new long[] {f[1], f[6]}, 2, 0);
+                final long[] again = new long[1];
+                av.insert(new String[] {"again"}, again, 0, null);
+                assertEquals(f[1], again[0]);
+                assertEquals(strings.length - 1, compareWithJava(av, name));
+                final Map<Long, String> c = readEntries(name);
+                assertEquals(longest, c.get(f[3]));
+                assertEquals(strings[2], c.get(f[2]));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- validation
+
+    /** One corruption of a valid file: what to change, and the reason both readers must give. */
+    private record Corruption(String what, Consumer<ByteBuffer> change, String reason)
+    {
+    }
+
+    private static Consumer<ByteBuffer> putInt(final int offset, final int value)
+    {
+        return b -> b.putInt(offset, value);
+    }
+
+    private static Consumer<ByteBuffer> putLong(final int offset, final long value)
+    {
+        return b -> b.putLong(offset, value);
+    }
+
+    private static Consumer<ByteBuffer> addLong(final int offset, final long delta)
+    {
+        return b -> b.putLong(offset, b.getLong(offset) + delta);
+    }
+
+    /** A closed IPv4 TABLE AV "good" of capacity 8 with 3 entries, all counted in attacher entry 0; its bytes. */
+    private byte[] goodFile() throws IOException
+    {
+        try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN);
+             AddressVector av = d.openAv(AvAttr.builder().name("good").type(AvType.TABLE).count(8).build()))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                insert(av, Addresses.toSockaddr(AvWorker.address(i)));
+            }
+        }
+        return Files.readAllBytes(dir.path().resolve("good"));
+    }
+
+    @Test
+    void shouldCountModulo2To32AndClampTheHighWaterToTheAttachers() throws Exception
+    {
+        final byte[] good = goodFile();
+        final int journal0 = 4096 + 8;
+        final int journal1 = 4096 + 64 + 8;
+        assertEquals(3L << 32, ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN).getLong(journal0));
+        // Two attachers whose deltas each wrapped past 2^31 (-2147483647 and -2147483646 as i32): the true count is 3.
+        final ByteBuffer wrapped = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        wrapped.putLong(journal0, 0x8000_0001L << 32).putLong(journal1, 0x8000_0002L << 32).putLong(320, 2);
+        Files.write(dir.path().resolve("wrapped"), wrapped.array());
+        final Result w = runReader(dir.path().resolve("wrapped").toString());
+        assertEquals(0, w.code, w::toString);
+        assertEquals(3, entries(w.out).size(), w::toString);
+        assertTrue(w.out.endsWith("\ncount 3\n"), w::toString);
+        // attachersHighWater beyond attachersCapacity (1024): only the real entries are summed.
+        final ByteBuffer high = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        high.putLong(320, 1L << 40);
+        Files.write(dir.path().resolve("high"), high.array());
+        final Result h = runReader(dir.path().resolve("high").toString());
+        assertEquals(0, h.code, h::toString);
+        assertTrue(h.out.endsWith("\ncount 3\n"), h::toString);
+    }
+
+    @Test
+    void shouldRefuseEveryCorruptFileJavaRefusesForTheSameReason() throws Exception
+    {
+        final byte[] good = goodFile();
+        final int seg = 512;
+        final List<Corruption> cases = List.of(
+            new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
+            new Corruption("major version 2", putInt(8, 2 << 16), "layout version 2.0 is not supported: app=1.1 file=2.0"),
+            new Corruption("headerLength", putInt(12, 8192), "corrupt header: headerLength=8192"),
+            new Corruption("addrFormat FI_ADDR_PSMX", putInt(16, 5), "corrupt header: addrFormat=5"),
+            new Corruption("addrFormat FI_SOCKADDR_IN6", putInt(16, 3), "corrupt header: addrLen=16"),
+            new Corruption("avType UNSPEC", putInt(24, 0), "corrupt header: avType=0"),
+            new Corruption("avType 3", putInt(24, 3), "corrupt header: avType=3"),
+            new Corruption("capacity 0", putLong(32, 0), "corrupt header: capacity=0"),
+            new Corruption("capacity 2^28 + 1", putLong(32, (1L << 28) + 1), "corrupt header: capacity=268435457"),
+            new Corruption("capacity 9", putLong(32, 9), "corrupt header: hashBuckets=16"),
+            new Corruption("capacity 7", putLong(32, 7), "corrupt header: segment[0].slotCount=8"),
+            new Corruption("attachersCapacity 0", putInt(88, 0), "corrupt header: attachersCapacity=0"),
+            new Corruption("attachersCapacity 65537", putInt(88, 65537), "corrupt header: attachersCapacity=65537"),
+            new Corruption("attachersCapacity 2000", putInt(88, 2000), "corrupt header: authKeysOffset="),
+            new Corruption("authKeySize 4097", putInt(84, 4097), "corrupt header: authKeySize=4097"),
+            new Corruption("authKeySize -1", putInt(84, -1), "corrupt header: authKeySize=-1"),
+            new Corruption("authKeysCapacity 65537", putInt(92, 65537), "corrupt header: authKeysCapacity=65537"),
+            new Corruption("authKeysCapacity 10", putInt(92, 10), "corrupt header: hashOffset="),
+            new Corruption("segmentCount 2", putInt(128, 2), "corrupt header: segmentCount=2"),
+            new Corruption("hashBuckets 48", putLong(120, 48), "corrupt header: hashBuckets=48"),
+            new Corruption("addrLen", putInt(20, 17), "corrupt header: addrLen=17"),
+            new Corruption("slotLength", putInt(28, 128), "corrupt header: slotLength=128"),
+            new Corruption("attachersOffset", putLong(96, 8192), "corrupt header: attachersOffset=8192"),
+            new Corruption("authKeysOffset", addLong(104, 4096), "corrupt header: authKeysOffset="),
+            new Corruption("hashOffset", addLong(112, 4096), "corrupt header: hashOffset="),
+            new Corruption("segment firstIndex", putLong(seg, 1), "corrupt header: segment[0].firstIndex=1"),
+            new Corruption("segment slotCount", putLong(seg + 8, 9), "corrupt header: segment[0].slotCount=9"),
+            new Corruption("segment slotsOffset", addLong(seg + 16, 4096), "corrupt header: segment[0].slotsOffset="),
+            new Corruption("segment mapOffset", addLong(seg + 24, -4096), "corrupt header: segment[0].mapOffset="),
+            new Corruption("segment fileNumber", putInt(seg + 32, 1), "corrupt header: segment[0].fileNumber=1"),
+            new Corruption("fileLength", addLong(64, 4096), "corrupt header: fileLength="),
+            new Corruption("mapAddrBase 0", putLong(40, 0), "corrupt header: mapAddrBase=0"));
+        int n = 0;
+        for (final Corruption c : cases)
+        {
+            final ByteBuffer b = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+            c.change.accept(b);
+            assertBothRefuse("bad" + n++, b.array(), c.reason, c.what);
+        }
+        assertBothRefuse("short", new byte[100], "not a shmav AV", "a 100-byte file");
+        assertBothRefuse("truncated", Arrays.copyOf(good, good.length - 4096), "truncated or extended",
+            "a file 4096 bytes short");
+        assertBothRefuse("extended", Arrays.copyOf(good, good.length + 4096), "truncated or extended",
+            "a file 4096 bytes long");
+        Files.createSymbolicLink(dir.path().resolve("link"), dir.path().resolve("good"));
+        assertBothRefuse("link", null, "symbolic link", "a symbolic link to a valid AV");
+        Files.createDirectory(dir.path().resolve("adir"));
+        assertBothRefuse("adir", null, "not a regular file", "a directory");
+        final Result missing = runReader("missing");
+        assertEquals(2, missing.code, missing::toString);
+        assertTrue(missing.err.contains("does not exist"), missing::toString);
+
+        // Accepted by both: a later minor version of layout 1 (AvLayout.read accepts any 1.x).
+        final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        minor.putInt(8, 1 << 16 | 7);
+        Files.write(dir.path().resolve("minor"), minor.array());
+        assertEquals(3, compareWithJava(null, "minor"));
+        // Accepted by both: a 1.1 file with the four buckets per slot of layout 1.0 (here the hash section
+        // still fits its one page, so every offset and the length agree).
+        final ByteBuffer buckets = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        buckets.putLong(120, 32);
+        Files.write(dir.path().resolve("buckets"), buckets.array());
+        assertEquals(3, compareWithJava(null, "buckets"));
+
+        // Version 0 (not ready): both wait about 2 s for it, then refuse the file.
+        final ByteBuffer notReady = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        notReady.putInt(8, 0);
+        assertBothRefuse("notready", notReady.array(), "never became ready", "version 0");
+    }
+
+    /** Writes {@code bytes} (unless null) as {@code name}; the C reader and a Java FI_READ open must both refuse it. */
+    private void assertBothRefuse(final String name, final byte[] bytes, final String reason, final String what)
+        throws Exception
+    {
+        if (bytes != null)
+        {
+            Files.write(dir.path().resolve(name), bytes);
+        }
+        final Result r = runReader(name);
+        assertEquals(2, r.code, () -> what + ": the C reader accepted it: " + r);
+        assertTrue(r.err.contains(reason), () -> what + ": the C reader refused it, but not with '" + reason + "': " + r);
+        assertEquals("", r.out, what);
+        try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN))
+        {
+            final FabricException e = assertThrows(FabricException.class,
+                () -> d.openAv(AvAttr.builder().name(name).flags(Fi.READ).build()).close(), what + ": Java accepted it");
+            assertEquals(FiErrno.EINVAL, e.errno(), what + ": " + e.getMessage());
+            assertTrue(e.getMessage().contains(reason), () -> what + ": Java refused it, but not with '" + reason +
+                "': " + e.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- concurrent writers
+
+    @Test
+    void shouldReadNoTornIpv6AddressWhileTwoJavaWritersChurnAMapAv() throws Exception
+    {
+        churn(AddrFormat.SOCKADDR_IN6, AvType.MAP);
+    }
+
+    @Test
+    void shouldReadNoTornStringWhileTwoJavaWritersChurnATableAv() throws Exception
+    {
+        churn(AddrFormat.ADDR_STR, AvType.TABLE);
+    }
+
+    @Test
+    void shouldReportAnAddressThatIsNotSeededAsTorn() throws Exception
+    {
+        // The torn-read detector is not vacuous: one address whose bytes do not follow its seed is reported.
+        try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN6);
+             AddressVector av = d.openAv(AvAttr.builder().name("forged").type(AvType.MAP).count(8).build()))
+        {
+            insert(av, CReaderChurn.sockaddr(AddrFormat.SOCKADDR_IN6, 5));
+            final ByteBuffer forged = CReaderChurn.sockaddr(AddrFormat.SOCKADDR_IN6, 6);
+            forged.put(20, (byte)(forged.get(20) ^ 0x40)); // one bit of the third 8-byte word
+            insert(av, forged);
+            final Result r = runReader("--watch-torn", "0.2", dir.path().resolve("forged").toString());
+            assertEquals(4, r.code, r::toString);
+            final Map<String, Long> stats = stats(r.out);
+            assertEquals(stats.get("valid"), 2 * stats.get("torn"), r::toString);
+            assertTrue(r.err.contains("torn read at fi_addr " + (av.attr().mapAddr() + 1)), r::toString);
+        }
+    }
+
+    private void churn(final AddrFormat format, final AvType type) throws Exception
+    {
+        final int capacity = 256;
+        final int stable = 10;
+        final int window = 40;
+        final String name = "churn";
+        try (Domain d = CReaderChurn.domain(dir.path(), format);
+             AddressVector av = d.openAv(AvAttr.builder().name(name).type(type).count(capacity).build()))
+        {
+            for (long s = 1; s <= stable; s++)
+            {
+                CReaderChurn.insert(av, format, s);
+            }
+            final Path stop = logs.path().resolve("stop");
+            for (int w = 0; w < 2; w++)
+            {
+                children.add(ChildJvm.start(CReaderChurn.class, logs.path(), "churn", dir.path().toString(), name,
+                    format.name(), type.name(), Integer.toString(w), Integer.toString(window), stop.toString(), "60"));
+            }
+            for (final ChildJvm c : children)
+            {
+                awaitOutput(c, "STARTED");
+            }
+            final Result watch = runReader("--watch-torn", "4", dir.path().resolve(name).toString());
+            Files.createFile(stop);
+            final List<String> writers = new ArrayList<>();
+            for (final ChildJvm c : children)
+            {
+                final int code = c.waitFor(WAIT);
+                assertEquals(0, code, () -> safeOutput(c));
+                writers.add(c.output().trim());
+            }
+            final Map<String, Long> stats = stats(watch.out);
+            final String report = watch + "\nwriters: " + writers;
+            System.out.println("CReaderIT " + format + " " + type + ": " + stats + ", writers " + writers);
+            assertEquals(0, watch.code, report);
+            assertEquals(0L, stats.get("torn"), report);
+            assertTrue(stats.get("lookups") >= capacity && stats.get("valid") >= stable, report);
+            // Each attacher's delta stays within [0, its live entries]: so does every sum the reader forms.
+            assertTrue(stats.get("countmin") >= stable && stats.get("countmax") <= stable + 2 * (window + 1), report);
+            for (final String w : writers)
+            {
+                final Matcher m = Pattern.compile("INSERTS (\\d+) REMOVES (\\d+)").matcher(w);
+                assertTrue(m.find(), report);
+                assertTrue(Long.parseLong(m.group(2)) > 0, () -> "a writer removed nothing: " + report);
+            }
+            // After the writers: the C reader and Java agree entry by entry, and on the count.
+            assertEquals(stable + 2 * window, compareWithJava(av, name), report);
+            assertEquals(stable + 2 * window, av.count());
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /**
+     * Runs the C reader on AV {@code name} and checks it against Java: the same entries (fi_addr and
+     * straddr, Java's {@code lookupString}) in slot order, the same count, and the same fi_addrs and count as
+     * {@code shmav show --json}. {@code av} null: opened here with FI_READ. Returns the number of entries.
+     */
+    private int compareWithJava(final AddressVector av, final String name) throws Exception
+    {
+        if (av == null)
+        {
+            try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN);
+                 AddressVector ro = d.openAv(AvAttr.builder().name(name).flags(Fi.READ).build()))
+            {
+                return compareWithJava(ro, name);
+            }
+        }
+        final Map<Long, String> expected = new LinkedHashMap<>();
+        for (long i = 0; i < av.attr().count(); i++)
+        {
+            final long fiAddr = av.attr().type() == AvType.MAP ? av.attr().mapAddr() + i : i;
+            try
+            {
+                expected.put(fiAddr, av.lookupString(fiAddr));
+            }
+            catch (final FabricException e)
+            {
+                assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage()); // not an entry
+            }
+        }
+        final Result r = runReader(dir.path().resolve(name).toString());
+        assertEquals(0, r.code, r::toString);
+        final Map<Long, String> actual = entries(r.out);
+        assertEquals(new ArrayList<>(expected.entrySet()), new ArrayList<>(actual.entrySet()), r::toString);
+        final long count = av.count();
+        assertTrue(r.out.endsWith("count " + count + "\n"), () -> "Java count " + count + ": " + r);
+
+        final StringWriter json = new StringWriter();
+        final StringWriter err = new StringWriter();
+        assertEquals(0, ShmavCli.execute(new PrintWriter(json), new PrintWriter(err), "--dir", dir.path().toString(),
+            "show", "--json", name), err::toString);
+        final TreeSet<Long> shown = new TreeSet<>();
+        final Matcher m = Pattern.compile("\"fiAddr\": (\\d+)").matcher(json.toString());
+        while (m.find())
+        {
+            shown.add(Long.parseLong(m.group(1)));
+        }
+        assertEquals(new TreeSet<>(actual.keySet()), shown, json::toString);
+        assertTrue(json.toString().contains("\"count\": " + count + ","), json::toString);
+        return actual.size();
+    }
+
+    private Map<Long, String> readEntries(final String name) throws Exception
+    {
+        final Result r = runReader(dir.path().resolve(name).toString());
+        assertEquals(0, r.code, r::toString);
+        return entries(r.out);
+    }
+
+    /** The "fi_addr TAB straddr" lines of the reader's output, in order; checks the last line is "count N". */
+    private static Map<Long, String> entries(final String out)
+    {
+        final String[] lines = out.split("\n", -1);
+        assertTrue(lines.length >= 2 && lines[lines.length - 1].isEmpty() &&
+            lines[lines.length - 2].matches("count \\d+"), () -> "no final count line: " + out);
+        final Map<Long, String> entries = new LinkedHashMap<>();
+        for (int i = 0; i < lines.length - 2; i++)
+        {
+            final int tab = lines[i].indexOf('\t');
+            assertTrue(tab > 0, () -> "not an entry line: " + out);
+            final long fiAddr = Long.parseUnsignedLong(lines[i].substring(0, tab));
+            assertTrue(entries.put(fiAddr, lines[i].substring(tab + 1)) == null, () -> "fi_addr twice: " + out);
+        }
+        return entries;
+    }
+
+    /** The "key number" lines of --watch-torn. */
+    private static Map<String, Long> stats(final String out)
+    {
+        final Map<String, Long> stats = new HashMap<>();
+        for (final String line : out.split("\n"))
+        {
+            final String[] kv = line.split(" ");
+            if (kv.length == 2)
+            {
+                stats.put(kv[0], Long.parseLong(kv[1]));
+            }
+        }
+        for (final String key : List.of("lookups", "valid", "retries", "torn", "countmin", "countmax", "count"))
+        {
+            assertTrue(stats.containsKey(key), () -> "no '" + key + "' in: " + out);
+        }
+        return stats;
+    }
+
+    private static long insert(final AddressVector av, final ByteBuffer addr)
+    {
+        final long[] f = new long[1];
+        assertEquals(1, av.insert(addr, 1, f, 0, null));
+        return f[0];
+    }
+
+    private static InetSocketAddress inet(final String ip, final int port) throws IOException
+    {
+        return new InetSocketAddress(InetAddress.getByName(ip), port);
+    }
+
+    /** A sockaddr_in6 built byte by byte (InetAddress turns ::ffff:a.b.c.d into IPv4). */
+    private static ByteBuffer sockaddrIn6(final String groups, final int port, final int scope)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(28);
+        b.put(0, (byte)10).put(2, (byte)(port >>> 8)).put(3, (byte)port);
+        final String[] g = groups.split(":");
+        for (int i = 0; i < 8; i++)
+        {
+            final int w = Integer.parseInt(g[i], 16);
+            b.put(8 + 2 * i, (byte)(w >>> 8)).put(9 + 2 * i, (byte)w);
+        }
+        b.order(ByteOrder.LITTLE_ENDIAN).putInt(24, scope);
+        return b.order(ByteOrder.BIG_ENDIAN);
+    }
+
+    private static void awaitOutput(final ChildJvm child, final String text) throws Exception
+    {
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!child.output().contains(text))
+        {
+            assertTrue(child.isAlive(), () -> "child exited early: " + safeOutput(child));
+            assertTrue(System.nanoTime() < deadline, () -> "no '" + text + "' within " + WAIT + ": " + safeOutput(child));
+            Thread.sleep(20);
+        }
+    }
+
+    private static String safeOutput(final ChildJvm child)
+    {
+        try
+        {
+            return child.output();
+        }
+        catch (final IOException e)
+        {
+            return e.toString();
+        }
+    }
+
+    private Result runReader(final String... args) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(reader.toString()));
+        command.addAll(List.of(args));
+        return run(command, dir.path(), WAIT);
+    }
+
+    /** Runs a command in {@code cwd} with its output in files, bounded by {@code timeout} (then SIGKILL). */
+    private static Result run(final List<String> command, final Path cwd, final Duration timeout)
+        throws IOException, InterruptedException
+    {
+        final Path out = Files.createTempFile("creader-", ".out");
+        final Path err = Files.createTempFile("creader-", ".err");
+        try
+        {
+            final Process p = new ProcessBuilder(command).directory(cwd.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+            {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError(command + " did not exit within " + timeout + "; stderr:\n" +
+                    Files.readString(err, StandardCharsets.UTF_8));
+            }
+            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+        }
+        finally
+        {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    private record Result(int code, String out, String err)
+    {
+        @Override
+        public String toString()
+        {
+            return "exit " + code + "\nstdout:\n" + out + "stderr:\n" + err;
+        }
+    }
+}

@@ -1,0 +1,727 @@
+/*
+ * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 1.x).
+ *
+ * A named AV is one file (by default in /dev/shm) whose binary layout is documented in the
+ * project's shm-layout.md and owned by org.shmav.shm.AvFileDescriptor, SlotDescriptor,
+ * AttacherDescriptor and AvLayout. This header reads such a file the way a Java FI_READ opener
+ * does: it maps it read-only, takes no attacher entry, never writes, and refuses the file unless
+ * every check that org.shmav.shm.AvLayout.read (and SharedAvFile.attach/map) makes passes, so that
+ * no offset taken from the file can point outside the mapping.
+ *
+ *     shmav_av av;
+ *     char err[256];
+ *     if (shmav_av_open(&av, "/dev/shm/job7", err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); ... }
+ *     unsigned char addr[SHMAV_MAX_ADDR_LEN];
+ *     size_t len = sizeof addr;
+ *     if (shmav_av_lookup(&av, fi_addr, addr, &len) == 0) { ... }      like fi_av_lookup
+ *     uint32_t n = shmav_av_count(&av);                                 entries valid now
+ *     shmav_av_close(&av);
+ *
+ * Lookups are lock-free seqlock reads (shm-layout.md, CONCURRENCY, Lookup): acquire load of the
+ * slot's state word, copy, acquire fence, load the state word again, retry if the state or the
+ * generation changed. Writers in other processes (Java) may insert and remove concurrently.
+ *
+ * Requirements: a little-endian host with lock-free 64-bit atomics (x86-64, aarch64 Linux), C11.
+ * Every function is static inline; the header has no global state. Never truncate a mapped AV
+ * file: touching a page past the new end raises SIGBUS (the Java side has the same rule).
+ */
+#ifndef SHMAV_AV_H
+#define SHMAV_AV_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#if !defined(O_NOFOLLOW) || !defined(O_CLOEXEC)
+#error "compile with POSIX.1-2008: define _POSIX_C_SOURCE 200809L (or _GNU_SOURCE) before including any header"
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "shmav AV files are little-endian; this reader reads them in native order"
+#endif
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to be shared between processes");
+
+/* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
+
+#define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
+#define SHMAV_VERSION_MAJOR       1u
+#define SHMAV_VERSION_MINOR       1u
+#define SHMAV_HEADER_LENGTH       4096u
+#define SHMAV_SECTION_ALIGNMENT   4096u
+#define SHMAV_MAX_CAPACITY        (1ULL << 28)
+#define SHMAV_MAX_ATTACHERS       (1u << 16)
+#define SHMAV_MAX_AUTH_KEY_SIZE   4096u
+#define SHMAV_MAX_AUTH_KEYS       (1u << 16)
+#define SHMAV_MAX_FILE_LENGTH     ((uint64_t)INT32_MAX) /* SharedAvFile.map: Java maps at most 2^31-1 bytes */
+#define SHMAV_READY_WAIT_MS       2000 /* SharedAvFile.READY_WAIT_NANOS: wait for version != 0 */
+
+/* header field offsets (AvFileDescriptor) */
+#define SHMAV_H_MAGIC               0
+#define SHMAV_H_VERSION             8
+#define SHMAV_H_HEADER_LENGTH      12
+#define SHMAV_H_ADDR_FORMAT        16
+#define SHMAV_H_ADDR_LEN           20
+#define SHMAV_H_AV_TYPE            24
+#define SHMAV_H_SLOT_LENGTH        28
+#define SHMAV_H_CAPACITY           32
+#define SHMAV_H_MAP_ADDR_BASE      40
+#define SHMAV_H_CREATOR_PID        48
+#define SHMAV_H_CREATOR_START      56
+#define SHMAV_H_FILE_LENGTH        64
+#define SHMAV_H_AV_FLAGS           72
+#define SHMAV_H_RX_CTX_BITS        80
+#define SHMAV_H_AUTH_KEY_SIZE      84
+#define SHMAV_H_ATTACHERS_CAPACITY 88
+#define SHMAV_H_AUTH_KEYS_CAPACITY 92
+#define SHMAV_H_ATTACHERS_OFFSET   96
+#define SHMAV_H_AUTH_KEYS_OFFSET  104
+#define SHMAV_H_HASH_OFFSET       112
+#define SHMAV_H_HASH_BUCKETS      120
+#define SHMAV_H_SEGMENT_COUNT     128
+#define SHMAV_H_CREATED_MILLIS    136
+#define SHMAV_H_CHANGES           192
+#define SHMAV_H_ATTACHERS_HIGH_WATER 320
+#define SHMAV_H_SEGMENTS          512
+#define SHMAV_SEGMENT_ENTRY_LENGTH 64
+/* segment-table entry fields */
+#define SHMAV_SEG_FIRST_INDEX       0
+#define SHMAV_SEG_SLOT_COUNT        8
+#define SHMAV_SEG_SLOTS_OFFSET     16
+#define SHMAV_SEG_MAP_OFFSET       24
+#define SHMAV_SEG_FILE_NUMBER      32
+
+/* attacher entries (AttacherDescriptor) */
+#define SHMAV_ATTACHER_LENGTH      64
+#define SHMAV_ATTACHER_JOURNAL      8
+
+/* slots (SlotDescriptor) */
+#define SHMAV_SLOT_STATE            0
+#define SHMAV_SLOT_USER_ID          8
+#define SHMAV_SLOT_AUTH_KEY        16
+#define SHMAV_SLOT_ADDR_LEN        24
+#define SHMAV_SLOT_ADDR            32
+#define SHMAV_SLOT_FREE             0
+#define SHMAV_SLOT_CLAIMED          1
+#define SHMAV_SLOT_VALID            2
+#define SHMAV_SLOT_REMOVING         3
+
+/* libfabric values */
+#define SHMAV_FI_SOCKADDR_IN        2
+#define SHMAV_FI_SOCKADDR_IN6       3
+#define SHMAV_FI_ADDR_STR           9
+#define SHMAV_FI_AV_MAP             1
+#define SHMAV_FI_AV_TABLE           2
+#define SHMAV_FI_ADDR_NOTAVAIL      UINT64_MAX
+#define SHMAV_FI_ADDR_STR_MAX     128 /* FI_ADDR_STR maximum, NUL included */
+#define SHMAV_MAX_ADDR_LEN        128 /* the largest addrLen of any supported format */
+#define SHMAV_AF_INET               2 /* Linux */
+#define SHMAV_AF_INET6             10 /* Linux */
+
+/* ---- the reader ------------------------------------------------------------------------------ */
+
+/** An open, validated AV file. Every field below base/length was checked by shmav_av_open. */
+typedef struct shmav_av
+{
+    const unsigned char *base; /* the read-only mapping of the whole file */
+    size_t length;             /* = fileLength = the file size at open */
+    uint32_t version;          /* major << 16 | minor */
+    uint32_t addr_format;      /* SHMAV_FI_SOCKADDR_IN, _IN6 or SHMAV_FI_ADDR_STR */
+    uint32_t addr_len;         /* largest address, bytes: 16, 28 or 128 */
+    uint32_t av_type;          /* SHMAV_FI_AV_MAP or SHMAV_FI_AV_TABLE */
+    uint32_t slot_length;
+    uint32_t attachers_capacity;
+    uint32_t auth_key_size;
+    uint32_t auth_keys_capacity;
+    uint64_t capacity;
+    uint64_t map_addr_base;
+    uint64_t hash_buckets;
+    uint64_t attachers_offset;
+    uint64_t auth_keys_offset;
+    uint64_t slots_offset;
+    uint64_t map_offset;
+    uint64_t hash_offset;
+    uint64_t file_length;
+} shmav_av;
+
+/* Plain (immutable after creation) little-endian reads of the header. */
+static inline uint32_t shmav__u32(const unsigned char *base, uint64_t off)
+{
+    uint32_t v;
+    memcpy(&v, base + off, sizeof v);
+    return v;
+}
+
+static inline uint64_t shmav__u64(const unsigned char *base, uint64_t off)
+{
+    uint64_t v;
+    memcpy(&v, base + off, sizeof v);
+    return v;
+}
+
+/* Atomic reads of the mutable words (8-byte aligned by the layout; 4-byte for the version). */
+static inline uint64_t shmav__load64(const unsigned char *base, uint64_t off, memory_order order)
+{
+    return atomic_load_explicit((const _Atomic uint64_t *)(const void *)(base + off), order);
+}
+
+static inline uint32_t shmav__load32(const unsigned char *base, uint64_t off, memory_order order)
+{
+    return atomic_load_explicit((const _Atomic uint32_t *)(const void *)(base + off), order);
+}
+
+static inline uint64_t shmav__align(uint64_t value, uint64_t alignment)
+{
+    return (value + alignment - 1) & ~(alignment - 1);
+}
+
+/** AvLayout.hashBucketsFor: the smallest power of two >= 2 * capacity (capacity <= 2^28 here). */
+static inline uint64_t shmav__hash_buckets_for(uint64_t capacity)
+{
+    uint64_t b = 1;
+    while (b < 2 * (capacity == 0 ? 1 : capacity))
+    {
+        b <<= 1;
+    }
+    return b;
+}
+
+/** AddrFormat.addrlen of a supported format, 0 for any other. */
+static inline uint32_t shmav__format_addr_len(uint32_t format)
+{
+    switch (format)
+    {
+        case SHMAV_FI_SOCKADDR_IN: return 16;
+        case SHMAV_FI_SOCKADDR_IN6: return 28;
+        case SHMAV_FI_ADDR_STR: return SHMAV_FI_ADDR_STR_MAX;
+        default: return 0;
+    }
+}
+
+static inline int shmav__fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err != NULL && errlen > 0)
+    {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -code;
+}
+
+#define SHMAV__CHECK(ok, field, value)                                                              \
+    do                                                                                              \
+    {                                                                                               \
+        if (!(ok))                                                                                  \
+        {                                                                                           \
+            return shmav__fail(err, errlen, EINVAL,                                                 \
+                "corrupt header: %s=%lld is not valid for layout %u.%u", (field),                   \
+                (long long)(value), SHMAV_VERSION_MAJOR, SHMAV_VERSION_MINOR);                      \
+        }                                                                                           \
+    } while (0)
+
+/**
+ * Checks a mapped AV region of {@code length} bytes (the real file size) exactly as
+ * org.shmav.shm.AvLayout.read does and fills {@code av}. The version word must already be non-zero
+ * (loaded with acquire: that load orders every later header read after the creator's writes).
+ * Returns 0, or -EINVAL with the reason in err.
+ */
+static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t length, char *err, size_t errlen)
+{
+    memset(av, 0, sizeof *av);
+    if (length < SHMAV_HEADER_LENGTH)
+    {
+        return shmav__fail(err, errlen, EINVAL,
+            "file is %zu bytes, shorter than the %u-byte header: not a shmav AV (or truncated)", length,
+            SHMAV_HEADER_LENGTH);
+    }
+    const uint64_t magic = shmav__u64(base, SHMAV_H_MAGIC);
+    if (magic != SHMAV_MAGIC)
+    {
+        return shmav__fail(err, errlen, EINVAL, "bad magic 0x%016llx (expected 0x%016llx): not a shmav AV file",
+            (unsigned long long)magic, (unsigned long long)SHMAV_MAGIC);
+    }
+    const uint32_t version = shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire);
+    if (version >> 16 != SHMAV_VERSION_MAJOR) /* also refuses 0: not ready */
+    {
+        return shmav__fail(err, errlen, EINVAL, "layout version %u.%u is not supported: app=%u.%u file=%u.%u",
+            version >> 16, version & 0xffffu, SHMAV_VERSION_MAJOR, SHMAV_VERSION_MINOR, version >> 16,
+            version & 0xffffu);
+    }
+    /* Any minor version of major 1 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
+    const uint32_t header_length = shmav__u32(base, SHMAV_H_HEADER_LENGTH);
+    SHMAV__CHECK(header_length == SHMAV_HEADER_LENGTH, "headerLength", header_length);
+    const uint32_t format = shmav__u32(base, SHMAV_H_ADDR_FORMAT);
+    SHMAV__CHECK(shmav__format_addr_len(format) != 0, "addrFormat", format);
+    const uint32_t type = shmav__u32(base, SHMAV_H_AV_TYPE);
+    SHMAV__CHECK(type == SHMAV_FI_AV_MAP || type == SHMAV_FI_AV_TABLE, "avType", type);
+    const uint64_t capacity = shmav__u64(base, SHMAV_H_CAPACITY);
+    SHMAV__CHECK(capacity > 0 && capacity <= SHMAV_MAX_CAPACITY, "capacity", (int64_t)capacity);
+    /* Java reads these u32 fields as int: values >= 2^31 are negative there and refused; so here. */
+    const uint32_t attachers = shmav__u32(base, SHMAV_H_ATTACHERS_CAPACITY);
+    SHMAV__CHECK(attachers > 0 && attachers <= SHMAV_MAX_ATTACHERS, "attachersCapacity", (int32_t)attachers);
+    const uint32_t auth_key_size = shmav__u32(base, SHMAV_H_AUTH_KEY_SIZE);
+    SHMAV__CHECK(auth_key_size <= SHMAV_MAX_AUTH_KEY_SIZE, "authKeySize", (int32_t)auth_key_size);
+    const uint32_t auth_keys = shmav__u32(base, SHMAV_H_AUTH_KEYS_CAPACITY);
+    SHMAV__CHECK(auth_keys <= SHMAV_MAX_AUTH_KEYS, "authKeysCapacity", (int32_t)auth_keys);
+    const uint32_t segments = shmav__u32(base, SHMAV_H_SEGMENT_COUNT);
+    SHMAV__CHECK(segments == 1, "segmentCount", (int32_t)segments);
+
+    /* Recompute the whole layout from the free parameters and require the file to agree field by
+     * field (AvLayout.compute): every offset is then in bounds. No overflow: every factor is bounded. */
+    const uint64_t buckets = shmav__u64(base, SHMAV_H_HASH_BUCKETS);
+    const uint64_t buckets_11 = shmav__hash_buckets_for(capacity);
+    /* two buckets per slot since layout 1.1, four in a 1.0 file; AvLayout.read accepts either for any minor */
+    SHMAV__CHECK(buckets == buckets_11 || buckets == 2 * buckets_11, "hashBuckets", (int64_t)buckets);
+    const uint32_t addr_len = shmav__format_addr_len(format);
+    const uint32_t slot_length = (uint32_t)shmav__align(SHMAV_SLOT_ADDR + shmav__align(addr_len, 8), 64);
+    const uint64_t attachers_offset = SHMAV_HEADER_LENGTH;
+    const uint64_t auth_keys_offset =
+        shmav__align(attachers_offset + (uint64_t)attachers * SHMAV_ATTACHER_LENGTH, SHMAV_SECTION_ALIGNMENT);
+    const uint64_t auth_entry = 16 + shmav__align(auth_key_size, 8);
+    const uint64_t slots_offset =
+        shmav__align(auth_keys_offset + (uint64_t)auth_keys * auth_entry, SHMAV_SECTION_ALIGNMENT);
+    const uint64_t map_offset = shmav__align(slots_offset + capacity * slot_length, SHMAV_SECTION_ALIGNMENT);
+    const uint64_t hash_offset = shmav__align(map_offset + capacity * 8, SHMAV_SECTION_ALIGNMENT);
+    const uint64_t file_length = shmav__align(hash_offset + buckets * 8, SHMAV_SECTION_ALIGNMENT);
+
+    const uint32_t stored_addr_len = shmav__u32(base, SHMAV_H_ADDR_LEN);
+    SHMAV__CHECK(stored_addr_len == addr_len, "addrLen", (int32_t)stored_addr_len);
+    const uint32_t stored_slot_length = shmav__u32(base, SHMAV_H_SLOT_LENGTH);
+    SHMAV__CHECK(stored_slot_length == slot_length, "slotLength", (int32_t)stored_slot_length);
+    const uint64_t stored_attachers_offset = shmav__u64(base, SHMAV_H_ATTACHERS_OFFSET);
+    SHMAV__CHECK(stored_attachers_offset == attachers_offset, "attachersOffset", (int64_t)stored_attachers_offset);
+    const uint64_t stored_auth_keys_offset = shmav__u64(base, SHMAV_H_AUTH_KEYS_OFFSET);
+    SHMAV__CHECK(stored_auth_keys_offset == auth_keys_offset, "authKeysOffset", (int64_t)stored_auth_keys_offset);
+    const uint64_t stored_hash_offset = shmav__u64(base, SHMAV_H_HASH_OFFSET);
+    SHMAV__CHECK(stored_hash_offset == hash_offset, "hashOffset", (int64_t)stored_hash_offset);
+    const uint64_t seg = SHMAV_H_SEGMENTS;
+    const uint64_t first_index = shmav__u64(base, seg + SHMAV_SEG_FIRST_INDEX);
+    SHMAV__CHECK(first_index == 0, "segment[0].firstIndex", (int64_t)first_index);
+    const uint64_t slot_count = shmav__u64(base, seg + SHMAV_SEG_SLOT_COUNT);
+    SHMAV__CHECK(slot_count == capacity, "segment[0].slotCount", (int64_t)slot_count);
+    const uint64_t stored_slots_offset = shmav__u64(base, seg + SHMAV_SEG_SLOTS_OFFSET);
+    SHMAV__CHECK(stored_slots_offset == slots_offset, "segment[0].slotsOffset", (int64_t)stored_slots_offset);
+    const uint64_t stored_map_offset = shmav__u64(base, seg + SHMAV_SEG_MAP_OFFSET);
+    SHMAV__CHECK(stored_map_offset == map_offset, "segment[0].mapOffset", (int64_t)stored_map_offset);
+    const uint32_t file_number = shmav__u32(base, seg + SHMAV_SEG_FILE_NUMBER);
+    SHMAV__CHECK(file_number == 0, "segment[0].fileNumber", (int32_t)file_number);
+    const uint64_t stored_file_length = shmav__u64(base, SHMAV_H_FILE_LENGTH);
+    SHMAV__CHECK(stored_file_length == file_length, "fileLength", (int64_t)stored_file_length);
+    if ((uint64_t)length != file_length)
+    {
+        return shmav__fail(err, errlen, EINVAL,
+            "file is %zu bytes but its header says %llu: truncated or extended; remove it with 'shmav rm' and "
+            "create it again", length, (unsigned long long)file_length);
+    }
+    const uint64_t map_addr_base = shmav__u64(base, SHMAV_H_MAP_ADDR_BASE);
+    SHMAV__CHECK(map_addr_base != 0, "mapAddrBase", 0);
+
+    av->base = base;
+    av->length = length;
+    av->version = version;
+    av->addr_format = format;
+    av->addr_len = addr_len;
+    av->av_type = type;
+    av->slot_length = slot_length;
+    av->attachers_capacity = attachers;
+    av->auth_key_size = auth_key_size;
+    av->auth_keys_capacity = auth_keys;
+    av->capacity = capacity;
+    av->map_addr_base = map_addr_base;
+    av->hash_buckets = buckets;
+    av->attachers_offset = attachers_offset;
+    av->auth_keys_offset = auth_keys_offset;
+    av->slots_offset = slots_offset;
+    av->map_offset = map_offset;
+    av->hash_offset = hash_offset;
+    av->file_length = file_length;
+    return 0;
+}
+
+/**
+ * Opens the AV file at {@code path} read-only and checks it (shmav_av_check). Like a Java FI_READ
+ * opener: no symbolic link (O_NOFOLLOW), a regular file only (checked with fstat; O_NONBLOCK keeps
+ * a FIFO from blocking the open), at most 2^31-1 bytes, mapped PROT_READ / MAP_SHARED; a file whose
+ * magic is right but whose version word is still 0 is waited for, at most SHMAV_READY_WAIT_MS.
+ * Returns 0, or a negative errno (-ENOENT, -EACCES, -EINVAL, ...) with the reason in err.
+ */
+static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_t errlen)
+{
+    memset(av, 0, sizeof *av);
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+    {
+        const int e = errno;
+        switch (e)
+        {
+            case ELOOP:
+                return shmav__fail(err, errlen, EINVAL,
+                    "'%s' is a symbolic link; named AVs are never opened through links", path);
+            case ENOENT:
+                return shmav__fail(err, errlen, ENOENT, "named AV '%s' does not exist", path);
+            case EACCES:
+                return shmav__fail(err, errlen, EACCES,
+                    "no permission to open '%s': it belongs to another user or group", path);
+            default:
+                return shmav__fail(err, errlen, e, "cannot open '%s': %s", path, strerror(e));
+        }
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+    {
+        const int e = errno;
+        close(fd);
+        return shmav__fail(err, errlen, e, "cannot stat '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode))
+    {
+        close(fd);
+        return shmav__fail(err, errlen, EINVAL, "'%s' is not a regular file", path);
+    }
+    if (st.st_size < (off_t)SHMAV_HEADER_LENGTH || (uint64_t)st.st_size > SHMAV_MAX_FILE_LENGTH)
+    {
+        close(fd);
+        return shmav__fail(err, errlen, EINVAL, "'%s' is %lld bytes: not a shmav AV, or truncated", path,
+            (long long)st.st_size);
+    }
+    const size_t length = (size_t)st.st_size;
+    void *p = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, 0);
+    const int map_errno = errno;
+    close(fd); /* the mapping stays */
+    if (p == MAP_FAILED)
+    {
+        return shmav__fail(err, errlen, map_errno, "cannot map '%s': %s", path, strerror(map_errno));
+    }
+    const unsigned char *base = (const unsigned char *)p;
+    if (shmav__u64(base, SHMAV_H_MAGIC) == SHMAV_MAGIC &&
+        shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire) == 0)
+    {
+        /* Version 0: not ready (the creator writes it last, with a release store). Wait, bounded. */
+        const struct timespec pause = {0, 1000000};
+        int waited = 0;
+        while (shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire) == 0)
+        {
+            if (waited >= SHMAV_READY_WAIT_MS)
+            {
+                munmap(p, length);
+                return shmav__fail(err, errlen, EINVAL,
+                    "named AV '%s' never became ready (version word is 0): its creator died; remove it with "
+                    "'shmav rm'", path);
+            }
+            nanosleep(&pause, NULL);
+            waited++;
+        }
+    }
+    const int rc = shmav_av_check(av, base, length, err, errlen);
+    if (rc != 0)
+    {
+        munmap(p, length);
+        memset(av, 0, sizeof *av);
+        return rc;
+    }
+    return 0;
+}
+
+/** Unmaps the file. The AV itself is untouched (a reader never writes). */
+static inline void shmav_av_close(shmav_av *av)
+{
+    if (av->base != NULL)
+    {
+        munmap((void *)(uintptr_t)av->base, av->length);
+    }
+    memset(av, 0, sizeof *av);
+}
+
+/** The fi_addr of slot {@code index}: the index for FI_AV_TABLE, mapAddrBase + index for FI_AV_MAP. */
+static inline uint64_t shmav_av_fi_addr(const shmav_av *av, uint64_t index)
+{
+    return av->av_type == SHMAV_FI_AV_MAP ? av->map_addr_base + index : index;
+}
+
+/**
+ * The slot index an fi_addr names (fi_addr - mapAddrBase for FI_AV_MAP, modulo 2^64), or
+ * UINT64_MAX when it is FI_ADDR_NOTAVAIL or outside the AV. rx_ctx_bits are not applied: this is
+ * the view of an opener with rx_ctx_bits 0.
+ */
+static inline uint64_t shmav_av_index(const shmav_av *av, uint64_t fi_addr)
+{
+    if (fi_addr == SHMAV_FI_ADDR_NOTAVAIL)
+    {
+        return UINT64_MAX;
+    }
+    const uint64_t index = av->av_type == SHMAV_FI_AV_MAP ? fi_addr - av->map_addr_base : fi_addr;
+    return index < av->capacity ? index : UINT64_MAX;
+}
+
+/** map_addr[index] (acquire): the slot's fi_addr while VALID, else FI_ADDR_NOTAVAIL; a hint, not a lookup. */
+static inline uint64_t shmav_av_map_entry(const shmav_av *av, uint64_t index)
+{
+    return index < av->capacity ? shmav__load64(av->base, av->map_offset + 8 * index, memory_order_acquire)
+                                : SHMAV_FI_ADDR_NOTAVAIL;
+}
+
+/**
+ * shmav_av_lookup_index, also adding to *retries (if not NULL) the number of copies thrown away
+ * because the slot changed while they were made.
+ */
+static inline int shmav_av_lookup_index_r(const shmav_av *av, uint64_t index, void *addr, size_t *addrlen,
+    unsigned long *retries)
+{
+    if (index >= av->capacity)
+    {
+        return -EINVAL;
+    }
+    const uint64_t slot = av->slots_offset + index * av->slot_length;
+    const uint64_t payload_mask = 0xffffffffULL << 4;
+    uint64_t words[SHMAV_MAX_ADDR_LEN / 8];
+    for (;;)
+    {
+        /* Acquire: synchronises with the publishing CAS, so the bytes written before it are seen. */
+        const uint64_t before = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_acquire);
+        if ((before & 0xf) != SHMAV_SLOT_VALID || (before & payload_mask) == 0)
+        {
+            return -EINVAL; /* not VALID, or VALID with no reference: not an entry */
+        }
+        const uint32_t len = shmav__load32(av->base, slot + SHMAV_SLOT_ADDR_LEN, memory_order_relaxed);
+        /* Bound the copy by the header's addrLen: a corrupt slot never makes us read past it. */
+        const uint32_t n = len <= av->addr_len ? len : av->addr_len;
+        for (uint32_t i = 0; i < (n + 7) / 8; i++)
+        {
+            /* Relaxed atomic loads: the racing reads a seqlock needs, without a C11 data race. */
+            words[i] = shmav__load64(av->base, slot + SHMAV_SLOT_ADDR + 8 * (uint64_t)i, memory_order_relaxed);
+        }
+        /* The copy above is complete before the state word is read again. */
+        atomic_thread_fence(memory_order_acquire);
+        const uint64_t after = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_relaxed);
+        if (((before ^ after) & ~payload_mask) != 0)
+        {
+            /* State or generation changed (a reference count change does not matter): copy again. */
+            if (retries != NULL)
+            {
+                (*retries)++;
+            }
+            continue;
+        }
+        if (len == 0 || len > av->addr_len)
+        {
+            return -EINVAL; /* a corrupt slot: the Java lookup refuses it too */
+        }
+        const size_t copy = *addrlen < len ? *addrlen : len;
+        if (copy > 0)
+        {
+            memcpy(addr, words, copy);
+        }
+        *addrlen = len;
+        return 0;
+    }
+}
+
+/**
+ * Copies the address of slot {@code index} into addr, at most *addrlen bytes, and sets *addrlen to
+ * its real length (as fi_av_lookup does). Returns 0, or -EINVAL when the index is out of range or
+ * the slot holds no entry.
+ */
+static inline int shmav_av_lookup_index(const shmav_av *av, uint64_t index, void *addr, size_t *addrlen)
+{
+    return shmav_av_lookup_index_r(av, index, addr, addrlen, NULL);
+}
+
+/** fi_av_lookup: the address of {@code fi_addr}; 0, or -EINVAL when it names no entry. */
+static inline int shmav_av_lookup(const shmav_av *av, uint64_t fi_addr, void *addr, size_t *addrlen)
+{
+    const uint64_t index = shmav_av_index(av, fi_addr);
+    return index == UINT64_MAX ? -EINVAL : shmav_av_lookup_index(av, index, addr, addrlen);
+}
+
+/**
+ * Iteration over the entries valid now, in slot order: start with *cursor = 0; each call that
+ * returns 1 sets *fi_addr, copies the address (at most *addrlen bytes, *addrlen set to its length)
+ * and advances *cursor; 0 means no entry is left. Entries inserted or removed meanwhile may or may
+ * not be seen; every address returned was an entry at some point during the call.
+ */
+static inline int shmav_av_next(const shmav_av *av, uint64_t *cursor, uint64_t *fi_addr, void *addr,
+    size_t *addrlen)
+{
+    const size_t room = *addrlen;
+    while (*cursor < av->capacity)
+    {
+        const uint64_t index = (*cursor)++;
+        size_t len = room;
+        if (shmav_av_lookup_index(av, index, addr, &len) == 0)
+        {
+            *fi_addr = shmav_av_fi_addr(av, index);
+            *addrlen = len;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/**
+ * Entries valid now: the sum of the journal deltas of attacher entries 0 .. attachersHighWater - 1
+ * (the high water clamped to attachersCapacity, as the Java count does). The deltas are signed
+ * 32-bit and summed modulo 2^32: one attacher's delta may wrap while the AV's true count, below
+ * 2^31, is still exact. The sum is not atomic: while writers insert and remove, it is the count of
+ * some interleaving of their journals.
+ */
+static inline uint32_t shmav_av_count(const shmav_av *av)
+{
+    uint64_t high_water = shmav__load64(av->base, SHMAV_H_ATTACHERS_HIGH_WATER, memory_order_acquire);
+    if (high_water > av->attachers_capacity)
+    {
+        high_water = av->attachers_capacity;
+    }
+    uint32_t sum = 0;
+    for (uint64_t a = 0; a < high_water; a++)
+    {
+        const uint64_t journal = shmav__load64(av->base,
+            av->attachers_offset + a * SHMAV_ATTACHER_LENGTH + SHMAV_ATTACHER_JOURNAL, memory_order_acquire);
+        sum += (uint32_t)(journal >> 32);
+    }
+    return sum;
+}
+
+/** The change counter: bumped after every publish and every removal (acquire). */
+static inline uint64_t shmav_av_changes(const shmav_av *av)
+{
+    return shmav__load64(av->base, SHMAV_H_CHANGES, memory_order_acquire);
+}
+
+/* Appends one IPv6 address (16 bytes, network order) as org.shmav.Addresses.ntop6 (= glibc inet_ntop) writes it. */
+static inline int shmav__ntop6(const unsigned char *a, char *out, size_t room)
+{
+    unsigned words[8];
+    for (int i = 0; i < 8; i++)
+    {
+        words[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+    }
+    int best_base = -1;
+    int best_len = 0;
+    for (int i = 0; i < 8;)
+    {
+        if (words[i] != 0)
+        {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j < 8 && words[j] == 0)
+        {
+            j++;
+        }
+        if (j - i > best_len)
+        {
+            best_base = i;
+            best_len = j - i;
+        }
+        i = j;
+    }
+    if (best_len < 2)
+    {
+        best_base = -1;
+    }
+    int n = 0;
+    for (int i = 0; i < 8; i++)
+    {
+        if (best_base >= 0 && i >= best_base && i < best_base + best_len)
+        {
+            if (i == best_base)
+            {
+                n += snprintf(out + n, room - (size_t)n, ":");
+            }
+            continue;
+        }
+        if (i != 0)
+        {
+            n += snprintf(out + n, room - (size_t)n, ":");
+        }
+        /* IPv4-compatible (::a.b.c.d) and IPv4-mapped (::ffff:a.b.c.d) tails, as inet_ntop prints them. */
+        if (i == 6 && best_base == 0 && (best_len == 6 || (best_len == 5 && words[5] == 0xffff)))
+        {
+            n += snprintf(out + n, room - (size_t)n, "%u.%u.%u.%u", words[6] >> 8, words[6] & 0xff,
+                words[7] >> 8, words[7] & 0xff);
+            return n;
+        }
+        n += snprintf(out + n, room - (size_t)n, "%x", words[i]);
+    }
+    if (best_base >= 0 && best_base + best_len == 8)
+    {
+        n += snprintf(out + n, room - (size_t)n, ":");
+    }
+    return n;
+}
+
+/**
+ * fi_av_straddr, as org.shmav.Addresses.straddr writes it: fi_sockaddr_in://10.0.0.1:5000,
+ * fi_sockaddr_in6://[::1]:5000 (the address as inet_ntop writes it), the string itself (up to its
+ * NUL) for FI_ADDR_STR. Writes at most *len bytes into buf (NUL-terminated when *len > 0), sets *len
+ * to the length the whole text needs with its NUL, and returns buf; NULL (and *len 0) when the
+ * address is not of the AV's format (Java: null).
+ */
+static inline const char *shmav_av_straddr(const shmav_av *av, const void *addr, size_t addrlen, char *buf,
+    size_t *len)
+{
+    const unsigned char *a = (const unsigned char *)addr;
+    char text[SHMAV_FI_ADDR_STR_MAX + 64];
+    size_t n = 0;
+    if (av->addr_format == SHMAV_FI_ADDR_STR)
+    {
+        const size_t end = addrlen < SHMAV_FI_ADDR_STR_MAX ? addrlen : SHMAV_FI_ADDR_STR_MAX;
+        const unsigned char *nul = (const unsigned char *)memchr(a, 0, end);
+        n = nul != NULL ? (size_t)(nul - a) : (addrlen < sizeof text - 1 ? addrlen : sizeof text - 1);
+        memcpy(text, a, n);
+        text[n] = 0;
+    }
+    else
+    {
+        const int family = addrlen >= 4 ? (int)(a[0] | (unsigned)a[1] << 8) : -1; /* sa_family, host (LE) order */
+        const unsigned port = addrlen >= 4 ? (unsigned)a[2] << 8 | a[3] : 0;      /* network order */
+        if (family == SHMAV_AF_INET && addrlen >= 16)
+        {
+            n = (size_t)snprintf(text, sizeof text, "fi_sockaddr_in://%u.%u.%u.%u:%u", a[4], a[5], a[6], a[7], port);
+        }
+        else if (family == SHMAV_AF_INET6 && addrlen >= 28)
+        {
+            int k = snprintf(text, sizeof text, "fi_sockaddr_in6://[");
+            k += shmav__ntop6(a + 8, text + k, sizeof text - (size_t)k);
+            k += snprintf(text + k, sizeof text - (size_t)k, "]:%u", port);
+            n = (size_t)k;
+        }
+        else
+        {
+            *len = 0;
+            return NULL;
+        }
+    }
+    if (*len > 0)
+    {
+        const size_t copy = n + 1 <= *len ? n + 1 : *len;
+        memcpy(buf, text, copy);
+        buf[copy - 1] = 0;
+    }
+    *len = n + 1;
+    return buf;
+}
+
+/** "FI_SOCKADDR_IN", "FI_SOCKADDR_IN6" or "FI_ADDR_STR". */
+static inline const char *shmav_av_format_name(const shmav_av *av)
+{
+    switch (av->addr_format)
+    {
+        case SHMAV_FI_SOCKADDR_IN: return "FI_SOCKADDR_IN";
+        case SHMAV_FI_SOCKADDR_IN6: return "FI_SOCKADDR_IN6";
+        default: return "FI_ADDR_STR";
+    }
+}
+
+#endif /* SHMAV_AV_H */
