@@ -177,6 +177,14 @@ public final class Rank implements AutoCloseable
         catch (final RuntimeException e)
         {
             closeQuietly(ranks);
+            try
+            {
+                ranks.delete();
+            }
+            catch (final IOException suppressed)
+            {
+                e.addSuppressed(suppressed);
+            }
             throw e;
         }
     }
