@@ -1,26 +1,27 @@
-# Sourced by scripts/avrun and scripts/shmav: prints the classpath of the project's jar and its
-# runtime dependencies, building them first when they are missing or older than the sources, so
-# that the scripts work on a fresh clone with only a JDK and Maven.
+# Sourced by scripts/avrun and scripts/shmav: finds the executable jar (target/shmav-VERSION-tools.jar,
+# the library with every runtime dependency, built by `mvn package`), building it first when it is
+# missing or older than the sources, so that the scripts work on a fresh clone with only a JDK and
+# Maven. Outside a checkout, run the jar itself: java -jar shmav-VERSION-tools.jar avrun ... / ls ...
 #
-# SHMAV_CLASSPATH, when set, is used as is and nothing is built (the integration tests set it to
-# their own classpath, so that a test never starts a second Maven in the tree being verified).
+# SHMAV_CLASSPATH, when set, is used as is with the tool's main class and nothing is built (the
+# integration tests set it to their own classpath, so that a test never starts a second Maven in the
+# tree being verified).
 
 shmav_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# The project jar (not sources/javadoc jars), or nothing.
-shmav_jar() {
+# The executable jar, or nothing.
+shmav_tools_jar() {
     local jar
-    for jar in "$shmav_root"/target/shmav-*.jar; do
-        case "$jar" in *-sources.jar|*-javadoc.jar|*-tests.jar) continue ;; esac
+    for jar in "$shmav_root"/target/shmav-*-tools.jar; do
         [ -f "$jar" ] && { printf '%s\n' "$jar"; return; }
     done
 }
 
-# True when the jar or the classpath file is missing, or a source or the pom is newer than the jar.
+# True when the jar is missing, or a source or the pom is newer than it.
 shmav_stale() {
     local jar
-    jar="$(shmav_jar)"
-    [ -n "$jar" ] && [ -f "$shmav_root/target/classpath.txt" ] || return 0
+    jar="$(shmav_tools_jar)"
+    [ -n "$jar" ] || return 0
     [ -n "$(find "$shmav_root/src/main" "$shmav_root/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]
 }
 
@@ -36,11 +37,13 @@ shmav_build() {
     fi
 }
 
-# shmav_classpath TOOL: prints the classpath, building under a lock if needed.
-shmav_classpath() {
-    local tool="$1"
+# shmav_tool_args TOOL MAIN_CLASS [JAR_ARG]: sets the array SHMAV_TOOL_ARGS to what follows `java` and
+# its options: `-cp $SHMAV_CLASSPATH MAIN_CLASS`, or `-jar <tools jar> [JAR_ARG]` (building it under a
+# lock if needed).
+shmav_tool_args() {
+    local tool="$1" main="$2" jar_arg="${3:-}"
     if [ -n "${SHMAV_CLASSPATH:-}" ]; then
-        printf '%s\n' "$SHMAV_CLASSPATH"
+        SHMAV_TOOL_ARGS=(-cp "$SHMAV_CLASSPATH" "$main")
         return
     fi
     if shmav_stale; then
@@ -53,7 +56,8 @@ shmav_classpath() {
         fi
         exec 9>&-
     fi
-    printf '%s:%s\n' "$(shmav_jar)" "$(cat "$shmav_root/target/classpath.txt")"
+    SHMAV_TOOL_ARGS=(-jar "$(shmav_tools_jar)")
+    [ -z "$jar_arg" ] || SHMAV_TOOL_ARGS+=("$jar_arg")
 }
 
 # shmav_java: the java to run, from JAVA_HOME when set.

@@ -1,5 +1,6 @@
 package org.shmav;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -59,15 +60,34 @@ class RankTest
     }
 
     @Test
-    void shouldRefuseToRunOutsideALaunchedJob()
+    void shouldRunAsAJobOfOneOutsideAnyLauncher()
     {
-        final IllegalStateException noRank = assertThrows(IllegalStateException.class, () -> Rank.fromEnvironment(Map.of()));
-        assertTrue(noRank.getMessage().contains("SHMAV_RANK is not set"), noRank.getMessage());
+        try (Rank alone = Rank.fromEnvironment(Map.of(Rank.DIR_ENV, dir.toString())))
+        {
+            assertEquals(0, alone.rank());
+            assertEquals(1, alone.size());
+            assertEquals("no launcher", alone.launcher());
+            alone.publish(new InetSocketAddress("127.0.0.1", 7000));
+            alone.awaitAll(Duration.ofSeconds(1));
+            assertEquals(new InetSocketAddress("127.0.0.1", 7000), alone.peer(0));
+        }
+        try (var files = assertDoesNotThrow(() -> Files.list(dir)))
+        {
+            assertEquals(0, files.count(), "a job of one has a private AV: no file");
+        }
+    }
+
+    @Test
+    void shouldRefuseABrokenAvrunEnvironment()
+    {
+        final IllegalStateException partial = assertThrows(IllegalStateException.class,
+            () -> Rank.fromEnvironment(Map.of(Rank.RANK_ENV, "0", Rank.DIR_ENV, dir.toString())));
+        assertTrue(partial.getMessage().contains("must all be set"), partial.getMessage());
         assertThrows(IllegalStateException.class, () -> Rank.fromEnvironment(env("x", "2", "job")));
         assertThrows(IllegalArgumentException.class, () -> Rank.open(2, 2, "job", dir));
         final FabricException missing = assertThrows(FabricException.class, () -> Rank.fromEnvironment(env("0", "2", "nojob")));
         assertEquals(FiErrno.ENOENT, missing.errno());
-        assertFalse(Files.exists(dir.resolve("nojob")), "a rank never creates the job's AV");
+        assertFalse(Files.exists(dir.resolve("nojob")), "a rank of avrun never creates the job's AV");
     }
 
     @Test

@@ -26,7 +26,9 @@ import org.shmav.launch.JobSpec;
  * {@link RankMain} on the test method, with the ranks' output collected (prefixed with their rank)
  * instead of printed. On success the output is echoed to {@code System.out}; on failure
  * {@link #run()} throws an {@link AssertionError} naming the rank, with the rank's throwable as the
- * cause and every rank's output in the message.
+ * cause and every rank's output in the message, rank by rank. At the timeout every rank still running
+ * prints a thread dump (SIGQUIT) before it is stopped, and the message names the ranks that did not
+ * finish.
  *
  * <p>The job machinery gives the guarantees the extension promises: a fresh AV created before the
  * ranks start and removed afterwards, the other ranks stopped when one fails, every rank killed at the
@@ -84,7 +86,7 @@ public final class MultiJvmRun
             final String output = captured.toString(StandardCharsets.UTF_8);
             if (status != ExitStatus.OK)
             {
-                throw failure(status, output, RankReport.readAll(reports));
+                throw failure(status, output, RankReport.readAll(reports), job.unfinishedRanks());
             }
             System.out.print(output);
         }
@@ -98,7 +100,7 @@ public final class MultiJvmRun
     {
         final List<String> command = JavaCommand.forMain(RankMain.class.getName(), jvmArgs,
             List.of(testClass.getName(), method.getName(), reports.toString()));
-        return new JobSpec(ranks, avName(), directory, false, timeout, command);
+        return new JobSpec(ranks, avName(), directory, false, timeout, command, true, true);
     }
 
     /** A fresh AV name per run: test, process and a counter, in the characters every file system takes. */
@@ -110,7 +112,8 @@ public final class MultiJvmRun
             RUNS.incrementAndGet();
     }
 
-    private AssertionError failure(final int status, final String output, final List<RankReport> reports)
+    private AssertionError failure(final int status, final String output, final List<RankReport> reports,
+        final List<Integer> unfinished)
     {
         final String what;
         Throwable cause = null;
@@ -124,16 +127,36 @@ public final class MultiJvmRun
         }
         else if (status == ExitStatus.TIMEOUT)
         {
-            what = "the ranks did not finish within " + timeout.toSeconds() + " s; every rank was stopped";
+            what = "the ranks did not finish within " + timeout.toSeconds() + " s; every rank was stopped; " +
+                (unfinished.isEmpty() ? "all had exited by then" : (unfinished.size() == 1 ? "rank " : "ranks ") +
+                    unfinished.stream().map(String::valueOf).collect(Collectors.joining(",")) +
+                    " did not finish (thread dumps in their output below)");
         }
         else
         {
             what = "a rank exited with status " + ExitStatus.describe(status) + " without a test failure (see its output)";
         }
-        final AssertionError error = new AssertionError("@MultiJvmTest " + testName() + ": " + what +
-            "\n--- output of the " + ranks + " ranks ---\n" + output, cause);
+        final AssertionError error = new AssertionError("@MultiJvmTest " + testName() + ": " + what + "\n" +
+            byRank(output, unfinished), cause);
         reports.stream().skip(1).map(RankReport::throwable).filter(Objects::nonNull).forEach(error::addSuppressed);
         return error;
+    }
+
+    /** The output rank by rank ({@code [r] } lines), then the launcher's own lines. */
+    private String byRank(final String output, final List<Integer> unfinished)
+    {
+        final StringBuilder sb = new StringBuilder();
+        final List<String> lines = output.lines().collect(Collectors.toList());
+        for (int r = 0; r < ranks; r++)
+        {
+            final String prefix = "[" + r + "] ";
+            sb.append("--- output of rank ").append(r).append(unfinished.contains(r) ? " (did not finish)" : "")
+                .append(" ---\n");
+            lines.stream().filter(l -> l.startsWith(prefix)).forEach(l -> sb.append(l).append('\n'));
+        }
+        sb.append("--- launcher ---\n");
+        lines.stream().filter(l -> !l.matches("\\[\\d+] .*") && !l.matches("\\[\\d+]")).forEach(l -> sb.append(l).append('\n'));
+        return sb.toString();
     }
 
     private String testName()

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * a {@link org.shmav.Rank} parameter for a fresh AV shared by all of them (rank r publishes at
  * fi_addr r). The test passes when every rank returns normally; a rank that throws fails the test
  * with its rank number, its exception as the cause and the output of every rank; the ranks still
- * running are then stopped. After {@link #timeoutSeconds()} every rank is killed and the test fails.
+ * running are then stopped. After {@link #timeoutSeconds()} every rank still running prints a thread
+ * dump, is stopped, and the test fails naming the ranks that did not finish, with each rank's output
+ * so far (dump included).
  * The AV is removed afterwards in every case.
  *
  * <pre>{@code

@@ -22,16 +22,17 @@ import picocli.CommandLine.Parameters;
     description = {
         "Runs COMMAND as N ranks that share a named address vector (rank r's address at fi_addr r).",
         "Each rank gets SHMAV_RANK, SHMAV_SIZE, SHMAV_AV and SHMAV_DIR; its output lines are prefixed with [rank].",
-        "When a rank fails or the timeout passes, the other ranks are stopped (SIGTERM, then SIGKILL)."},
+        "When a rank fails or the timeout passes, the other ranks are stopped (SIGTERM, then SIGKILL).",
+        "On SIGINT or SIGTERM avrun forwards the signal, copies every rank's output to the end, and exits 130 or 143."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
         "0:every rank exited with status 0",
         "1-255:the status of the first rank that failed, as mpirun (the message names the rank)",
         "2:usage error",
         "124:--timeout passed; every rank was stopped",
-        "125:the job could not be set up (e.g. the AV exists already)",
+        "125:the job could not be set up (e.g. the AV exists already, the directory cannot be created)",
         "127:COMMAND could not be started",
-        "130, 143:avrun itself was interrupted (SIGINT, SIGTERM); the ranks were stopped"},
+        "130, 143:avrun itself was interrupted (SIGINT, SIGTERM); the ranks were stopped, their output shown"},
     footerHeading = "%nExamples:%n",
     footer = {"  scripts/avrun -n 4 --demo ring", "  scripts/avrun -n 8 --timeout 60 -- java -cp app.jar my.Main"})
 public final class AvRun implements Callable<Integer>
@@ -56,7 +57,7 @@ public final class AvRun implements Callable<Integer>
     private String name;
 
     @Option(names = "--dir", paramLabel = "DIR",
-        description = "directory of the AV (default: $SHMAV_DIR, else /dev/shm)")
+        description = "directory of the AV (default: $SHMAV_DIR, else /dev/shm); created (mode 0700) if missing")
     private Path directory;
 
     @Option(names = "--keep", description = "keep the AV after the job (inspect it with scripts/shmav show NAME)")
@@ -64,6 +65,9 @@ public final class AvRun implements Callable<Integer>
 
     @Option(names = "--timeout", paramLabel = "S", description = "stop the job after S seconds (default: no limit)")
     private long timeoutSeconds;
+
+    @Option(names = "--no-prefix", description = "print the ranks' output lines as they are, without [rank]")
+    private boolean noPrefix;
 
     @Option(names = "--demo", paramLabel = "DEMO", description = "run a demo instead of COMMAND: ${COMPLETION-CANDIDATES}")
     private Demo demo;
@@ -99,6 +103,11 @@ public final class AvRun implements Callable<Integer>
             System.err.println("avrun: " + e.getMessage());
             return ExitStatus.SETUP;
         }
+        if (!Signals.handle(job::interrupt))
+        {
+            System.err.println("avrun: cannot handle SIGINT/SIGTERM here (no sun.misc.Signal): a signal stops " +
+                "the ranks from a shutdown hook instead");
+        }
         return job.run();
     }
 
@@ -119,7 +128,7 @@ public final class AvRun implements Callable<Integer>
         return new JobSpec(size, name != null ? name : "avrun-" + ProcessHandle.current().pid(),
             directory != null ? directory : DomainAttr.defaultShmDirectory(), keep,
             timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds) : null,
-            demo != null ? JavaCommand.forMain(demo.main.getName(), List.of(), List.of()) : command);
+            demo != null ? JavaCommand.forMain(demo.main.getName(), List.of(), List.of()) : command, !noPrefix, false);
     }
 
     private CommandLine.ParameterException usage(final String message)

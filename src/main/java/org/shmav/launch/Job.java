@@ -3,11 +3,11 @@ package org.shmav.launch;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -19,22 +19,31 @@ import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
-import org.shmav.shm.SharedAvFile;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
 
 /**
  * One avrun job, run the way mpirun runs one: create the job's AV, start every rank, wait for them,
- * and when one fails or the timeout passes stop the others and report which rank did what. The AV is
- * removed at the end unless the spec keeps it.
+ * and when one fails, the timeout passes or avrun is interrupted, stop the others and report which
+ * rank did what. Every rank's output is copied to the end (its pipe read to EOF) before {@link #run()}
+ * returns. The AV is removed at the end unless the spec keeps it.
  *
  * <p>The launcher keeps the AV open for the whole job, so that {@code shmav gc} sees a live attacher
  * and never removes the AV of a running job, even before the first rank has attached.
+ *
+ * <p>{@link #interrupt(String)} may be called from any thread (a signal handler); everything else from
+ * the thread that runs the job.
  */
 public final class Job
 {
-    /** How long stopped ranks get to exit after SIGTERM before they are killed. */
+    /** How long stopped ranks get to exit after a signal before they are killed. */
     static final long STOP_GRACE_MILLIS = 3_000;
-    /** How long the output of an exited rank may take to drain. */
+    /** How long the output of an exited rank may take to reach EOF (a descendant may hold the pipe). */
     static final long DRAIN_MILLIS = 2_000;
+    /** How long ranks get to print their thread dumps at the timeout. */
+    static final long THREAD_DUMP_MILLIS = 1_500;
+    /** How often the waiting thread looks at the clock and for a signal. */
+    private static final long POLL_MILLIS = 50;
 
     private final JobSpec spec;
     private final PrintStream out;
@@ -43,6 +52,8 @@ public final class Job
     private final AddressVector av;
     private final List<RankProcess> ranks = new CopyOnWriteArrayList<>();
     private final AtomicBoolean cleanedUp = new AtomicBoolean();
+    private final List<Integer> unfinished = new CopyOnWriteArrayList<>();
+    private volatile String signal;
 
     private Job(final JobSpec spec, final PrintStream out, final PrintStream err, final Domain domain,
         final AddressVector av)
@@ -55,25 +66,17 @@ public final class Job
     }
 
     /**
-     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size).
+     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size), and its directory (mode 0700)
+     * when that does not exist.
      *
      * @throws SetupException when the AV exists already or cannot be created
      */
     public static Job create(final JobSpec spec, final PrintStream out, final PrintStream err)
     {
+        ensureDirectory(spec, err);
         final Domain domain;
         try
         {
-            if (!Files.isDirectory(spec.directory()))
-            {
-                throw new SetupException("directory " + spec.directory() + " does not exist (see --dir and SHMAV_DIR)");
-            }
-            if (Files.exists(spec.directory().resolve(SharedAvFile.fileName(spec.avName())), LinkOption.NOFOLLOW_LINKS))
-            {
-                throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
-                    " (left by an earlier job?): remove it with 'scripts/shmav rm " + spec.avName() +
-                    "' or choose another --name");
-            }
             domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(spec.directory()).build());
         }
         catch (final FabricException e)
@@ -82,6 +85,12 @@ public final class Job
         }
         try
         {
+            if (exists(domain, spec.avName()))
+            {
+                throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
+                    " (left by an earlier job?): remove it with '" + shmav(spec, "rm " + spec.avName()) +
+                    "' or choose another --name");
+            }
             final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(spec.size())
                 .name(spec.avName()).build());
             return new Job(spec, out, err, domain, av);
@@ -91,13 +100,88 @@ public final class Job
             domain.close();
             throw new SetupException("cannot create AV '" + spec.avName() + "': " + e.getMessage());
         }
+        catch (final SetupException e)
+        {
+            domain.close();
+            throw e;
+        }
+    }
+
+    private static void ensureDirectory(final JobSpec spec, final PrintStream err)
+    {
+        final Path dir = spec.directory();
+        if (Files.isDirectory(dir))
+        {
+            return;
+        }
+        if (Files.exists(dir))
+        {
+            throw new SetupException(dir + " is not a directory (see --dir and SHMAV_DIR)");
+        }
+        try
+        {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            err.println("avrun: created directory " + dir + " (mode 0700) for the job's AV");
+        }
+        catch (final IOException | UnsupportedOperationException e)
+        {
+            throw new SetupException("directory " + dir + " does not exist and cannot be created (" + e +
+                "); create it with: mkdir -p -m 0700 " + dir);
+        }
+    }
+
+    private static boolean exists(final Domain domain, final String name)
+    {
+        try (AddressVector probe = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).flags(Fi.READ).build()))
+        {
+            return probe != null;
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() == FiErrno.ENOENT)
+            {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** {@code scripts/shmav COMMAND}, with {@code --dir} when the job's directory is not the default. */
+    static String shmav(final JobSpec spec, final String command)
+    {
+        return "scripts/shmav " + command +
+            (spec.directory().equals(DomainAttr.DEFAULT_SHM_DIRECTORY) ? "" : " --dir " + spec.directory());
+    }
+
+    /**
+     * Stops the job as avrun does on SIGINT or SIGTERM: {@link #run()} forwards the signal to the ranks,
+     * waits for them and their output, and returns 128 + the signal's number. Any thread.
+     *
+     * @param signalName {@code INT} or {@code TERM}
+     */
+    public void interrupt(final String signalName)
+    {
+        if (signal == null)
+        {
+            signal = signalName;
+        }
+    }
+
+    /** The ranks that were still running when the timeout passed (empty before, or when it did not). */
+    public List<Integer> unfinishedRanks()
+    {
+        return List.copyOf(unfinished);
     }
 
     /** Runs the job to its end and returns avrun's exit status (see {@link ExitStatus}). */
     public int run() throws InterruptedException
     {
-        final Thread hook = new Thread(this::stopAndCleanUp, "avrun-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook); // SIGINT, SIGTERM: stop the ranks, remove the AV
+        // Without a signal handler (AvRun installs one), SIGINT and SIGTERM end in this hook.
+        final Thread hook = new Thread(() -> {
+            interrupt("TERM");
+            stopAndCleanUp();
+        }, "avrun-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         try
         {
             return startAndWait();
@@ -111,15 +195,14 @@ public final class Job
             }
             catch (final IllegalStateException e)
             {
-                // the JVM is already shutting down (a signal): the hook has run or is running
+                // the JVM is already shutting down: the hook has run or is running
             }
         }
     }
 
     private int startAndWait() throws InterruptedException
     {
-        final LinkedBlockingQueue<RankProcess> exited = new LinkedBlockingQueue<>();
-        for (int r = 0; r < spec.size(); r++)
+        for (int r = 0; r < spec.size() && signal == null; r++)
         {
             final RankProcess rank;
             try
@@ -134,41 +217,101 @@ public final class Job
                 return ExitStatus.CANNOT_START;
             }
             ranks.add(rank);
-            rank.onExit().thenAccept(exited::add);
         }
-        return waitForRanks(exited);
+        return waitForRanks();
     }
 
-    /** Waits for every rank; the first failure (or the timeout) stops the rest. */
-    private int waitForRanks(final LinkedBlockingQueue<RankProcess> exited) throws InterruptedException
+    /** Waits for every rank; the first failure, the timeout or a signal stops the rest. */
+    private int waitForRanks() throws InterruptedException
     {
         final long deadline = spec.timeout() == null ? Long.MAX_VALUE : System.nanoTime() + spec.timeout().toNanos();
-        int remaining = ranks.size();
-        while (remaining > 0)
+        final List<RankProcess> waiting = new ArrayList<>(ranks);
+        while (true)
         {
-            final long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-            final RankProcess done = left <= 0 ? null : exited.poll(left, TimeUnit.NANOSECONDS);
-            if (done == null)
+            if (signal != null)
             {
-                final String running = describeRanks(ranks.stream().filter(RankProcess::isAlive).collect(Collectors.toList()));
-                err.println("avrun: timeout: the job ran longer than " + spec.timeout().toSeconds() + " s; " + running +
-                    " still running, stopping them");
-                stopRanks("timeout");
-                return ExitStatus.TIMEOUT;
+                return interrupted();
             }
-            remaining--;
-            done.drainOutput(DRAIN_MILLIS);
-            if (done.status() != 0)
+            for (final RankProcess r : List.copyOf(waiting))
             {
-                return failed(done);
+                if (!r.isAlive())
+                {
+                    waiting.remove(r);
+                    r.drainOutput(DRAIN_MILLIS);
+                    if (r.status() != 0 && !signalArrives(r.status()))
+                    {
+                        return failed(r);
+                    }
+                }
+            }
+            if (waiting.isEmpty())
+            {
+                return signal != null ? interrupted() : ExitStatus.OK;
+            }
+            if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0)
+            {
+                return timedOut();
+            }
+            waiting.get(0).awaitExit(POLL_MILLIS);
+        }
+    }
+
+    /**
+     * Whether a signal reached avrun too: a rank that exited of SIGINT or SIGTERM (status 130, 143) may
+     * have got it from the terminal a moment before avrun did, and must not be blamed for it.
+     */
+    private boolean signalArrives(final int status) throws InterruptedException
+    {
+        if (status == Signals.exitStatus("INT") || status == Signals.exitStatus("TERM"))
+        {
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+            while (signal == null && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(10);
             }
         }
-        return ExitStatus.OK;
+        return signal != null;
+    }
+
+    private int timedOut() throws InterruptedException
+    {
+        final List<RankProcess> running = running();
+        running.forEach(r -> unfinished.add(r.rank()));
+        err.println("avrun: timeout: the job ran longer than " + spec.timeout().toSeconds() + " s; " +
+            describeRanks(running) + " still running" + (spec.threadDumpsOnTimeout() ? ": thread dumps, then stopping them"
+                : ", stopping them"));
+        if (spec.threadDumpsOnTimeout())
+        {
+            running.forEach(r -> Signals.send(r.pid(), "QUIT")); // a JVM prints every thread's stack on its stdout
+            Thread.sleep(THREAD_DUMP_MILLIS);
+        }
+        stopRanks("timeout");
+        return ExitStatus.TIMEOUT;
+    }
+
+    /** SIGINT or SIGTERM reached avrun: pass it on, wait for the ranks and their output, blame nobody. */
+    private int interrupted() throws InterruptedException
+    {
+        final String sig = signal;
+        final List<RankProcess> running = running();
+        final boolean terminalSentIt = "INT".equals(sig) && Signals.inTerminalForeground();
+        if (!terminalSentIt)
+        {
+            running.forEach(r -> r.signal(sig));
+        }
+        final List<RankProcess> killed = awaitOrKill(running);
+        ranks.forEach(RankProcess::drainQuietly);
+        err.println("avrun: interrupted by SIG" + sig + (running.isEmpty() ? "; no rank was running" :
+            "; stopped " + describeRanks(running) + (terminalSentIt ? " (they got it from the terminal too)" :
+                " (SIG" + sig + " forwarded)")) +
+            (killed.isEmpty() ? "" : "; " + describeRanks(killed) + " ignored it for " + STOP_GRACE_MILLIS +
+                " ms and were killed"));
+        return Signals.exitStatus(sig);
     }
 
     private int failed(final RankProcess rank) throws InterruptedException
     {
-        final List<RankProcess> others = ranks.stream().filter(RankProcess::isAlive).collect(Collectors.toList());
+        final List<RankProcess> others = running();
         final String reason = "rank " + rank.rank() + " (pid " + rank.pid() + ") exited with status " +
             ExitStatus.describe(rank.status());
         err.println("avrun: " + reason + (others.isEmpty() ? "" : "; stopping " + describeRanks(others)));
@@ -177,14 +320,31 @@ public final class Job
         return rank.status();
     }
 
-    /** SIGTERM to every rank still running, SIGKILL to those still running after the grace period. */
+    private List<RankProcess> running()
+    {
+        return ranks.stream().filter(RankProcess::isAlive).collect(Collectors.toList());
+    }
+
+    /** SIGTERM to every rank still running, SIGKILL to those still running after the grace period; output drained. */
     private void stopRanks(final String why) throws InterruptedException
     {
-        final List<RankProcess> running = ranks.stream().filter(RankProcess::isAlive).collect(Collectors.toList());
+        final List<RankProcess> running = running();
         running.forEach(RankProcess::terminate);
+        final List<RankProcess> stubborn = awaitOrKill(running);
+        ranks.forEach(RankProcess::drainQuietly);
+        if (!stubborn.isEmpty())
+        {
+            err.println("avrun: " + describeRanks(stubborn) + " ignored SIGTERM for " + STOP_GRACE_MILLIS +
+                " ms and were killed (" + why + ")");
+        }
+    }
+
+    /** Waits for {@code list} to exit within the grace period, kills the rest; returns those it killed. */
+    private static List<RankProcess> awaitOrKill(final List<RankProcess> list) throws InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_GRACE_MILLIS);
         final List<RankProcess> stubborn = new ArrayList<>();
-        for (final RankProcess r : running)
+        for (final RankProcess r : list)
         {
             if (!r.awaitExit(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())))
             {
@@ -192,16 +352,11 @@ public final class Job
                 r.kill();
             }
         }
-        for (final RankProcess r : running)
+        for (final RankProcess r : stubborn)
         {
             r.awaitExit(STOP_GRACE_MILLIS);
-            r.drainOutput(DRAIN_MILLIS);
         }
-        if (!stubborn.isEmpty())
-        {
-            err.println("avrun: " + describeRanks(stubborn) + " ignored SIGTERM for " + STOP_GRACE_MILLIS +
-                " ms and were killed (" + why + ")");
-        }
+        return stubborn;
     }
 
     /** Idempotent: runs once, from the main thread or from the shutdown hook, whichever comes first. */
@@ -233,8 +388,8 @@ public final class Job
             av.close();
             if (spec.keepAv())
             {
-                err.println("avrun: kept AV '" + spec.avName() + "' in " + spec.directory() +
-                    " (scripts/shmav show " + spec.avName() + "; scripts/shmav rm " + spec.avName() + ")");
+                err.println("avrun: kept AV '" + spec.avName() + "' in " + spec.directory() + " (" +
+                    shmav(spec, "show " + spec.avName()) + "; " + shmav(spec, "rm " + spec.avName()) + ")");
             }
             else
             {

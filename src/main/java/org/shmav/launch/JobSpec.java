@@ -14,9 +14,20 @@ import java.util.Objects;
  * @param keepAv    leave the AV in place after the job (for inspection with {@code scripts/shmav show})
  * @param timeout   wall-clock limit of the whole job, or null for none
  * @param command   the program every rank runs, with its arguments
+ * @param prefixOutput prefix every line a rank prints with {@code [rank] }
+ * @param threadDumpsOnTimeout the ranks are JVMs: at the timeout, ask each one still running for a
+ *                  thread dump (SIGQUIT, printed on its stdout) before stopping it
  */
-public record JobSpec(int size, String avName, Path directory, boolean keepAv, Duration timeout, List<String> command)
+public record JobSpec(int size, String avName, Path directory, boolean keepAv, Duration timeout, List<String> command,
+    boolean prefixOutput, boolean threadDumpsOnTimeout)
 {
+    /** A job whose output is prefixed, without thread dumps. */
+    public JobSpec(final int size, final String avName, final Path directory, final boolean keepAv, final Duration timeout,
+        final List<String> command)
+    {
+        this(size, avName, directory, keepAv, timeout, command, true, false);
+    }
+
     public JobSpec
     {
         if (size < 1)

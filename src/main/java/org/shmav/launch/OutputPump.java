@@ -9,8 +9,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Copies one output stream of a rank line by line to the launcher's stream, each line prefixed with
- * the rank ({@code "[2] ..."}), so that the output of many ranks can be told apart. One line is printed
- * with one call, so lines of different ranks never mix within a line.
+ * the rank ({@code "[2] ..."}) unless prefixes are off, so that the output of many ranks can be told
+ * apart. One line is printed with one call, so lines of different ranks never mix within a line. It
+ * reads to EOF: avrun waits for that before it exits, so a rank's last words (what its signal handler
+ * prints) are shown and its pipe never breaks under it.
  */
 final class OutputPump implements Runnable
 {
@@ -25,10 +27,11 @@ final class OutputPump implements Runnable
         this.prefix = prefix;
     }
 
-    /** Starts a daemon thread copying {@code from} to {@code to} with rank {@code rank}'s prefix. */
-    static Thread start(final int rank, final String streamName, final InputStream from, final PrintStream to)
+    /** Starts a daemon thread copying {@code from} to {@code to}, each line after {@code prefix}. */
+    static Thread start(final int rank, final String prefix, final String streamName, final InputStream from,
+        final PrintStream to)
     {
-        final Thread t = new Thread(new OutputPump(from, to, "[" + rank + "] "), "avrun-rank-" + rank + "-" + streamName);
+        final Thread t = new Thread(new OutputPump(from, to, prefix), "avrun-rank-" + rank + "-" + streamName);
         t.setDaemon(true);
         t.start();
         return t;

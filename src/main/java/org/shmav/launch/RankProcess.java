@@ -42,9 +42,10 @@ final class RankProcess
         pb.redirectInput(ProcessBuilder.Redirect.INHERIT);
         final Process p = pb.start();
         p.getOutputStream().close(); // ranks read no input from the launcher
+        final String prefix = spec.prefixOutput() ? "[" + rank + "] " : "";
         return new RankProcess(rank, p,
-            OutputPump.start(rank, "stdout", p.getInputStream(), out),
-            OutputPump.start(rank, "stderr", p.getErrorStream(), err));
+            OutputPump.start(rank, prefix, "stdout", p.getInputStream(), out),
+            OutputPump.start(rank, prefix, "stderr", p.getErrorStream(), err));
     }
 
     int rank()
@@ -82,6 +83,15 @@ final class RankProcess
         descendants.forEach(ProcessHandle::destroy);
     }
 
+    /**
+     * Forwards signal {@code name} ({@code INT}, {@code TERM}) to the rank's process, as mpirun does:
+     * the program it started handles it; {@link #terminate} and {@link #kill} reach its descendants.
+     */
+    void signal(final String name)
+    {
+        Signals.send(process.pid(), name);
+    }
+
     /** Stops the rank and its descendants at once (SIGKILL). */
     void kill()
     {
@@ -96,7 +106,20 @@ final class RankProcess
         return process.waitFor(Math.max(0, millis), TimeUnit.MILLISECONDS);
     }
 
-    /** Waits (bounded) for the last output lines to be copied, after the process exited. */
+    /** {@link #drainOutput} with the default bound, for a thread that may be interrupted. */
+    void drainQuietly()
+    {
+        try
+        {
+            drainOutput(Job.DRAIN_MILLIS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits (bounded) for the last output lines to be copied (the pipes read to EOF), after the process exited. */
     void drainOutput(final long millis) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);

@@ -3,12 +3,12 @@ package org.shmav.launch;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import org.shmav.Rank;
 
@@ -65,9 +65,10 @@ public final class RingDemo
         final InetSocketAddress self = (InetSocketAddress)server.getLocalSocketAddress();
         rank.publish(self);
         final long publishedMillis = millisSinceJvmStart();
-        System.out.println("rank " + r + " of " + n + " listening on " + address(self) + ", published at fi_addr " + r);
+        System.out.println("rank " + r + " of " + n + " (" + rank.launcher() + ") listening on " + address(self) + ", published at fi_addr " + r);
         rank.awaitAll(TIMEOUT);
         final long wiredMillis = millisSinceJvmStart();
+        // peer(rank) throws FI_EOPNOTSUPP when the job spans nodes: the ring runs on one node
         final InetSocketAddress next = rank.peer((r + 1) % n);
         System.out.println("all " + n + " ranks in the AV; next is rank " + (r + 1) % n + " at " + address(next) +
             " (fi_addr " + (r + 1) % n + ")");
@@ -97,10 +98,11 @@ public final class RingDemo
             }
         }
         System.out.println("token came back with value " + n + " after " + n + " hops: ring OK (round 2: " + token + ")");
-        System.out.printf("wire-up: %d ms from JVM start until all %d ranks were in the AV (rank 0 published at %d ms)%n",
-            wiredMillis, n, publishedMillis);
-        System.out.printf("ring: %.1f ms for %d hops in round 1 (cold JVMs), %.1f ms in round 2%n", roundMillis[0], n,
-            roundMillis[1]);
+        // one println per line: a launcher that forwards output in chunks (Hydra) never splits it
+        System.out.println(String.format("wire-up: %d ms from JVM start until all %d ranks were in the AV " +
+            "(rank 0 published at %d ms)", wiredMillis, n, publishedMillis));
+        System.out.println(String.format("ring: %.1f ms for %d hops in round 1 (cold JVMs), %.1f ms in round 2",
+            roundMillis[0], n, roundMillis[1]));
         return 0;
     }
 
@@ -125,11 +127,13 @@ public final class RingDemo
         }
     }
 
+    /**
+     * Milliseconds since this JVM started, by the JVM's own start time (recorded in milliseconds when it
+     * began). ProcessHandle's start time would be the kernel's, rounded down to whole seconds.
+     */
     private static long millisSinceJvmStart()
     {
-        return ProcessHandle.current().info().startInstant()
-            .map(start -> System.currentTimeMillis() - start.toEpochMilli())
-            .orElse(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+        return System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
     }
 
     private static String address(final InetSocketAddress a)

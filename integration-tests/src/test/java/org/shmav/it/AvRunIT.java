@@ -7,14 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.shmav.slots.ToolAccess;
 import org.shmav.launch.JavaCommand;
 
@@ -93,7 +97,7 @@ class AvRunIT
         try (ChildJvm avrun = avrun(List.of("-n", "2", "--timeout", "2", "--", "sleep", "60")))
         {
             assertEquals(124, avrun.waitFor(WAIT), avrun::stderr);
-            assertTrue(avrun.stderr().contains("timeout: the job ran longer than 2 s; ranks 0,1 still running"),
+            assertTrue(avrun.stderr().contains("timeout: the job ran longer than 2 s; ranks 0,1 still running, stopping them"),
                 avrun.stderr());
         }
         assertEquals(List.of(), dir.names());
@@ -105,6 +109,8 @@ class AvRunIT
         try (ChildJvm avrun = avrun(List.of("-n", "2", "--name", "kept", "--keep", "--", "true")))
         {
             assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
+            assertTrue(avrun.stderr().contains("scripts/shmav rm kept --dir " + dir.path()), "hints keep --dir: " +
+                avrun.stderr());
         }
         assertEquals(List.of("kept"), dir.names());
         assertEquals(2, ToolAccess.openReadOnly(dir.path().resolve("kept")).layout().capacity());
@@ -112,6 +118,7 @@ class AvRunIT
         {
             assertEquals(125, again.waitFor(WAIT), again::stderr);
             assertTrue(again.stderr().contains("AV 'kept' already exists"), again.stderr());
+            assertTrue(again.stderr().contains("scripts/shmav rm kept --dir " + dir.path()), again.stderr());
         }
     }
 
@@ -127,16 +134,88 @@ class AvRunIT
         {
             assertEquals(125, avrun.waitFor(WAIT), avrun::stderr);
         }
-        try (ChildJvm avrun = avrun(List.of("-n", "1", "--dir", dir.path().resolve("missing").toString(), "--", "true")))
+        final Path file = Files.writeString(logs.resolve("a-file"), "not a directory");
+        try (ChildJvm avrun = avrun(List.of("-n", "1", "--dir", file.resolve("sub").toString(), "--", "true")))
         {
             assertEquals(125, avrun.waitFor(WAIT), avrun::stderr);
-            assertTrue(avrun.stderr().contains("missing does not exist"), avrun.stderr());
+            assertTrue(avrun.stderr().contains("create it with: mkdir -p -m 0700 " + file.resolve("sub")), avrun.stderr());
         }
         try (ChildJvm avrun = avrun(List.of("-n", "0", "--", "true")))
         {
             assertEquals(2, avrun.waitFor(WAIT), avrun::stderr);
         }
         assertEquals(List.of(), dir.names());
+    }
+
+    @Test
+    void shouldCreateAMissingDirectoryWithMode0700() throws Exception
+    {
+        final Path missing = dir.path().resolve("missing").resolve("deeper");
+        try (ChildJvm avrun = avrun(List.of("-n", "1", "--dir", missing.toString(), "--", "true")))
+        {
+            assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
+            assertTrue(avrun.stderr().contains("created directory " + missing + " (mode 0700)"), avrun.stderr());
+        }
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(missing)));
+        try (var left = Files.list(missing))
+        {
+            assertEquals(0, left.count());
+        }
+    }
+
+    @Test
+    void shouldPrintOutputWithoutPrefixesWithNoPrefix() throws Exception
+    {
+        try (ChildJvm avrun = avrun(List.of("-n", "2", "--no-prefix", "--", "sh", "-c", "echo rank=$SHMAV_RANK")))
+        {
+            assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
+            assertEquals(List.of("rank=0", "rank=1"), avrun.stdout().lines().sorted().toList());
+        }
+    }
+
+    /**
+     * SIGTERM (and SIGINT, unless this JVM was started with SIGINT ignored, as background jobs of a
+     * shell without job control are) to avrun: forwarded to every rank, whose signal handlers' last
+     * words all reach avrun's output; avrun exits 128 + the signal and blames no rank.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"TERM", "INT"})
+    void shouldForwardASignalDrainEveryRankAndExitWith128PlusIt(final String signal) throws Exception
+    {
+        Assumptions.assumeFalse(signal.equals("INT") && sigintIgnoredHere(),
+            "skipped: this test JVM ignores SIGINT (started in the background without job control), so would avrun");
+        final Path started = Files.createDirectories(logs.resolve("started"));
+        final String rankScript = "trap 'echo \"got SIG" + signal + "\"; sleep 0.3; echo \"last words of $SHMAV_RANK\"; " +
+            "exit 3' " + signal + "; touch " + started + "/$SHMAV_RANK; while :; do sleep 0.05; done";
+        try (ChildJvm avrun = avrun(List.of("-n", "3", "--timeout", "60", "--", "sh", "-c", rankScript)))
+        {
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (started.toFile().list().length < 3 && System.nanoTime() < deadline)
+            {
+                Thread.sleep(20);
+            }
+            assertTrue(new ProcessBuilder("sh", "-c", "kill -s " + signal + " " + avrun.pid()).start().waitFor() == 0);
+            assertEquals(signal.equals("INT") ? 130 : 143, avrun.waitFor(WAIT), avrun::stderr);
+            for (int r = 0; r < 3; r++)
+            {
+                assertTrue(avrun.stdout().contains("[" + r + "] last words of " + r), avrun.stdout());
+            }
+            assertTrue(avrun.stderr().contains("avrun: interrupted by SIG" + signal + "; stopped ranks 0,1,2"), avrun.stderr());
+            assertFalse(avrun.stderr().contains("exited with status"), "no rank is blamed: " + avrun.stderr());
+        }
+        assertEquals(List.of(), dir.names());
+    }
+
+    private static boolean sigintIgnoredHere() throws IOException
+    {
+        for (final String line : Files.readAllLines(Path.of("/proc/self/status")))
+        {
+            if (line.startsWith("SigIgn:"))
+            {
+                return (Long.parseLong(line.substring(7).trim(), 16) & (1L << 1)) != 0;
+            }
+        }
+        return false;
     }
 
     private ChildJvm avrun(final List<String> args) throws IOException

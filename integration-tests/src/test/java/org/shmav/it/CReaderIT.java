@@ -576,14 +576,7 @@ class CReaderIT
 
     private static String safeOutput(final ChildJvm child)
     {
-        try
-        {
-            return child.output();
-        }
-        catch (final IOException e)
-        {
-            return e.toString();
-        }
+        return child.output();
     }
 
     private Result runReader(final String... args) throws Exception

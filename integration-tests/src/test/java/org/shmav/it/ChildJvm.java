@@ -61,6 +61,13 @@ public final class ChildJvm implements AutoCloseable
         return launch(command, env, outputDir, main.getSimpleName());
     }
 
+    /** Runs any {@code command} (a launcher such as mpirun, a JVM of the tools jar) the same way. */
+    public static ChildJvm command(final List<String> command, final Map<String, String> env, final Path outputDir)
+        throws IOException
+    {
+        return launch(command, env, outputDir, Path.of(command.get(0)).getFileName().toString());
+    }
+
     /** Runs a project script ({@code scripts/NAME}) with the test classpath, so that it builds nothing. */
     public static ChildJvm script(final String name, final Map<String, String> env, final Path outputDir,
         final List<String> args) throws IOException

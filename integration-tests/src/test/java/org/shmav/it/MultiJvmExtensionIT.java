@@ -56,7 +56,7 @@ class MultiJvmExtensionIT
         assertTrue(e.getMessage().startsWith("@MultiJvmTest MultiJvmFixtures.failsOnRankTwo: rank 2 of 3 failed: " +
             "org.opentest4j.AssertionFailedError: rank 2 disagrees ==> expected: <0> but was: <2>"), e.getMessage());
         assertInstanceOf(AssertionFailedError.class, e.getCause());
-        assertTrue(e.getMessage().contains("--- output of the 3 ranks ---\n"), e.getMessage());
+        assertTrue(e.getMessage().contains("--- output of rank 2 ---\n[2] "), e.getMessage());
         assertTrue(e.getMessage().contains("[2] org.opentest4j.AssertionFailedError: rank 2 disagrees"), e.getMessage());
         assertRanksGone(3);
         assertEquals(List.of(), avs.names(), "the run's AV is removed");
@@ -69,7 +69,16 @@ class MultiJvmExtensionIT
         final AssertionError e = assertThrows(AssertionError.class, () -> run("sleepsPastTheTimeout", 2, Duration.ofSeconds(3)));
         assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 20, "stopped at the timeout");
         assertTrue(e.getMessage().startsWith("@MultiJvmTest MultiJvmFixtures.sleepsPastTheTimeout: the ranks did not " +
-            "finish within 3 s; every rank was stopped"), e.getMessage());
+            "finish within 3 s; every rank was stopped; ranks 0,1 did not finish (thread dumps in their output below)"),
+            e.getMessage());
+        for (int r = 0; r < 2; r++)
+        {
+            assertTrue(e.getMessage().contains("--- output of rank " + r + " (did not finish) ---\n[" + r + "] sleeping"),
+                "output so far: " + e.getMessage());
+            assertTrue(e.getMessage().contains("[" + r + "] Full thread dump"), "thread dump: " + e.getMessage());
+            assertTrue(e.getMessage().contains("[" + r + "] \tat org.shmav.it.MultiJvmFixtures.sleepsPastTheTimeout"),
+                "the test's stack: " + e.getMessage());
+        }
         assertRanksGone(2);
         assertEquals(List.of(), avs.names());
     }

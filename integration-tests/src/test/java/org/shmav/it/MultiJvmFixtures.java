@@ -34,6 +34,7 @@ public class MultiJvmFixtures
     void sleepsPastTheTimeout(final Rank rank) throws Exception
     {
         recordPid(rank);
+        System.out.println("sleeping");
         Thread.sleep(60_000);
     }
 

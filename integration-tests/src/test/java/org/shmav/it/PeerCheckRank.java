@@ -37,7 +37,8 @@ public final class PeerCheckRank
                 distinct += peer.getPort() > 0 ? 1 : 0;
             }
             System.out.println("rank " + rank.rank() + " of " + rank.size() + " env=" + System.getenv("SHMAV_SIZE") +
-                "," + System.getenv("SHMAV_AV") + " peers=" + distinct);
+                "," + System.getenv("SHMAV_AV") + " peers=" + distinct + " launcher=" + rank.launcher() + " local=" +
+                rank.localRank() + "/" + rank.localSize() + " av=" + rank.av().attr().name());
         }
     }
 }

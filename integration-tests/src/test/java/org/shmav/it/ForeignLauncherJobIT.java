@@ -1,0 +1,84 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.shmav.cli.ShmavCli;
+
+/**
+ * The life of a node's AV when the ranks create it themselves (no avrun), with real processes: the
+ * ranks get the variables Slurm's srun sets (there is no slurmd on the build machine; mpirun and
+ * mpiexec, which go the same way, are run for real by {@link MpiLaunchersIT}). The last rank to
+ * leave removes the AV; when every rank dies instead, {@code shmav gc} removes it.
+ */
+class ForeignLauncherJobIT
+{
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    @Test
+    void shouldRemoveTheAvWhenTheLastRankLeaves() throws Exception
+    {
+        try (TestDir dir = TestDir.inShm("foreign-it-"); TestDir logs = TestDir.inTmp("foreign-it-logs-"))
+        {
+            final String out = runJob(dir, logs, "close", "71");
+            for (int r = 0; r < 3; r++)
+            {
+                assertTrue(out.contains("rank " + r + " of 3 (Slurm srun) local " + r + "/3 av=slurm-71.0 peer0=/127.0.0.1:20000"),
+                    out);
+            }
+            assertEquals(List.of(), dir.names(), "the AV and the ranks file are gone");
+        }
+    }
+
+    @Test
+    void shouldLeaveADeadJobsAvToShmavGc() throws Exception
+    {
+        try (TestDir dir = TestDir.inShm("foreign-it-"); TestDir logs = TestDir.inTmp("foreign-it-logs-"))
+        {
+            runJob(dir, logs, "die", "72");
+            assertTrue(dir.names().contains("slurm-72.0"), "nobody closed: the AV stays: " + dir.names());
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), "--dir", dir.path().toString(),
+                "gc", "--grace", "0"), err::toString);
+            assertTrue(out.toString().contains("1 AV removed"), out.toString());
+            assertEquals(List.of(".shmav-ranks.slurm-72.0"), dir.names(), "only the small ranks file stays");
+        }
+    }
+
+    /** Three ranks of Slurm job JOB step 0 on one node, in {@code mode}; their output. */
+    private static String runJob(final TestDir dir, final TestDir logs, final String mode, final String job) throws Exception
+    {
+        final List<ChildJvm> ranks = new ArrayList<>();
+        try
+        {
+            for (int r = 0; r < 3; r++)
+            {
+                ranks.add(ChildJvm.start(List.of(), System.getProperty("java.class.path"), Map.of("SHMAV_DIR",
+                    dir.path().toString(), "SLURM_PROCID", Integer.toString(r), "SLURM_NTASKS", "3", "SLURM_LOCALID",
+                    Integer.toString(r), "SLURM_JOB_ID", job, "SLURM_STEP_ID", "0", "SLURM_STEP_NUM_NODES", "1"),
+                    NodeRankProbe.class, logs.path(), mode));
+            }
+            final StringBuilder out = new StringBuilder();
+            for (final ChildJvm rank : ranks)
+            {
+                final int status = rank.waitFor(WAIT);
+                out.append(rank.output());
+                assertEquals(0, status, rank::toString);
+            }
+            return out.toString();
+        }
+        finally
+        {
+            ranks.forEach(ChildJvm::close);
+        }
+    }
+}
