@@ -53,6 +53,21 @@ final class AvAuthKeys
         {
             final Region region = regions.current();
             final long index = region.authKeys().insert(region.writer(), authKey);
+            if (index == -FiErrno.EOVERFLOW)
+            {
+                throw new FabricException("fi_av_insert_auth_key", FiErrno.EOVERFLOW, "the key holds every " +
+                    "reference it can (2^32 - 1); remove it once first");
+            }
+            if (index == -FiErrno.EAGAIN)
+            {
+                throw new FabricException("fi_av_insert_auth_key", FiErrno.EAGAIN, "another live process kept " +
+                    "inserting the same key past the deadline (frozen?); try again");
+            }
+            if (index == -FiErrno.EAGAIN)
+            {
+                throw new FabricException("fi_av_insert_auth_key", FiErrno.EAGAIN, "another live process kept " +
+                    "the auth-key lock past the deadline (frozen?); try again");
+            }
             if (index < 0)
             {
                 throw new FabricException("fi_av_insert_auth_key", FiErrno.ENOSPC, "all " +

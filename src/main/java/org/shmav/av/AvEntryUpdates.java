@@ -79,23 +79,43 @@ final class AvEntryUpdates
         }
     }
 
+    private int setEntryUserId(final long index, final long userId)
+    {
+        writeLock.lock();
+        try
+        {
+            final Region region = regions.current();
+            return region.table().setUserId(region.writer(), index, userId);
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+    }
+
     /** {@code fi_av_set_user_id} of an entry, or with FI_AUTH_KEY of an auth key. */
     void setUserId(final long fiAddr, final long userId, final long flags)
     {
         av.checkOpen("fi_av_set_user_id");
         av.checkWritable("fi_av_set_user_id");
         AvCallChecks.checkSetUserId(av.userIdMode(), flags);
-        final boolean ok;
+        final int result;
         if ((flags & Fi.AUTH_KEY) != 0)
         {
-            ok = authKeys.setUserId(fiAddr, userId);
+            result = authKeys.setUserId(fiAddr, userId) ? 0 : -FiErrno.EINVAL;
         }
         else
         {
             final long index = av.indexOf(fiAddr);
-            ok = index >= 0 && regions.current().table().setUserId(index, userId);
+            result = index < 0 ? -FiErrno.EINVAL : setEntryUserId(index, userId);
         }
-        if (!ok)
+        if (result == -FiErrno.EAGAIN || result == -FiErrno.EOVERFLOW)
+        {
+            throw new FabricException("fi_av_set_user_id", -result, result == -FiErrno.EAGAIN
+                ? "an index rebuild by another live process kept going past the deadline; try again"
+                : "the entry holds every reference it can; remove it once first");
+        }
+        if (result != 0)
         {
             throw invalid("fi_av_set_user_id", "0x" + Long.toHexString(fiAddr) + " is not a valid " +
                 ((flags & Fi.AUTH_KEY) != 0 ? "auth-key handle" : "fi_addr"));

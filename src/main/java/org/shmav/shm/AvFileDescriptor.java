@@ -48,6 +48,7 @@ package org.shmav.shm;
  * 1024 | free-group marks: {@value #FREE_GROUPS} bits, u64[256]                       |
  * 3072 | lock byte of FI_READ readers (never read or written, only locked)               |
  * 3080 | lock byte of the creator of a file not yet published (never read or written)    |
+ * 3088 | lock byte of auth-key inserts (never read or written)                            |
  * </pre>
  *
  * The creator fills every field and section, then writes {@code version} last with a release store:
@@ -150,6 +151,11 @@ public final class AvFileDescriptor
      * under its temporary name: a temporary file whose byte is free belongs to a creator that died.
      */
     public static final int CREATOR_LOCK_OFFSET = 3080;
+    /**
+     * The byte an inserter of an auth key holds an exclusive record lock on while it looks the key up
+     * and adds it, so that one insert of a new key wins across processes.
+     */
+    public static final int AUTH_KEY_LOCK_OFFSET = 3088;
     /** Entries in the segment table. */
     public static final int MAX_SEGMENTS = 8;
     /** Bytes per segment-table entry. */

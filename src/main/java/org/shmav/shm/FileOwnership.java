@@ -1,6 +1,8 @@
 package org.shmav.shm;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -17,13 +19,14 @@ import org.shmav.FiErrno;
  * truncated mapping kills the JVM with SIGBUS at the next CAS), so a writer refuses it unless the AV
  * was opened for group access and the file's group is one of this process's, with group read and
  * write. A sparse file (a copy with holes) passes every header check, but on a full tmpfs the first
- * write into a hole is a SIGBUS; reading a page of a shared tmpfs mapping allocates it, and a failed
- * read surfaces as an {@link InternalError} rather than a crash, so a writer reads one byte of every
- * page before it writes anything. Stateless.
+ * write into a hole is a SIGBUS; so a writer has the kernel fault in every page before it writes
+ * anything ({@link #allocateEveryPage}). Stateless.
  */
 public final class FileOwnership
 {
     private static final int PAGE = 4096;
+    /** Pages per gathering write: a pipe holds 64 KiB, and IOV_MAX is 1024. */
+    private static final int BATCH = 1024;
 
     private FileOwnership()
     {
@@ -60,28 +63,46 @@ public final class FileOwnership
     }
 
     /**
-     * Reads one byte of every page of {@code m}, so that tmpfs allocates every page of a sparse file
-     * now; FI_ENOSPC when the file system has no room for them.
+     * Makes tmpfs allocate every page of {@code m} now, so that a sparse file's holes fault here, as
+     * FI_ENOSPC, instead of at a later write (a SIGBUS). One byte of every page is written to a pipe
+     * straight from the mapping: the kernel's copy faults the page in, allocating it, and a page it
+     * cannot allocate fails the write with EFAULT, synchronously. (Reading the page from Java would
+     * allocate it too, but a failure there is a SIGBUS that compiled code reports late, as an
+     * InternalError thrown at some later, unrelated call.)
      */
     static void allocateEveryPage(final Memory m, final Path file, final String name)
     {
+        final ByteBuffer[] pages = new ByteBuffer[BATCH];
+        final ByteBuffer drain = ByteBuffer.allocate(BATCH);
         try
         {
-            long sink = 0;
-            for (int at = 0; at < m.capacity(); at += PAGE)
+            final Pipe pipe = Pipe.open();
+            try (Pipe.SinkChannel sink = pipe.sink(); Pipe.SourceChannel source = pipe.source())
             {
-                sink += m.buffer().get(at);
-            }
-            if (sink == Long.MIN_VALUE)
-            {
-                Thread.onSpinWait(); // never: keeps the reads
+                for (long at = 0; at < m.capacity(); )
+                {
+                    int n = 0;
+                    for (; n < BATCH && at < m.capacity(); n++, at += PAGE)
+                    {
+                        pages[n] = m.buffer().slice((int)at, 1);
+                    }
+                    for (long written = 0; written < n; )
+                    {
+                        written += sink.write(pages, (int)written, n - (int)written);
+                    }
+                    for (int read = 0; read < n; )
+                    {
+                        drain.clear().limit(n - read);
+                        read += source.read(drain);
+                    }
+                }
             }
         }
-        catch (final InternalError e)
+        catch (final IOException e)
         {
             throw new FabricException("fi_av_open", FiErrno.ENOSPC, "named AV '" + name + "' (" + file + ") is a " +
-                "sparse file and its file system has no room for the rest of it: free space there, or remove the " +
-                "AV with 'shmav rm " + name + "' and create it again", e);
+                "sparse file and its file system has no room for the rest of it (" + e.getMessage() + "): free space " +
+                "there, or remove the AV with 'shmav rm " + name + "' and create it again", e);
         }
     }
 

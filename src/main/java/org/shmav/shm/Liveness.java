@@ -5,7 +5,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Whether the owner of an attacher entry is alive, as the kernel sees it: the owner holds the entry's
- * lock ({@link AttacherDescriptor}, Liveness) and the kernel drops it when the process dies.
+ * lock ({@link AttacherDescriptor}, Liveness) and the kernel drops it when the process dies; and the
+ * other record locks of the file's header bytes, which serialise rare operations across processes
+ * without any lock a dead process could keep.
  * Implementations answer without blocking and, when they cannot tell, answer "alive": a process
  * whose liveness cannot be determined is never recovered. Thread-safe.
  */
@@ -19,6 +21,12 @@ public interface Liveness
 
     /** Gives back the lock of entry {@code attacher} taken by {@link #tryAcquire}. */
     void release(int attacher);
+
+    /** Locks the byte at file offset {@code position} (a lock byte of the header) for this process; false when held. */
+    boolean tryLockAt(long position);
+
+    /** Gives back the lock taken by {@link #tryLockAt}. */
+    void unlockAt(long position);
 
     /** The liveness of a named AV: the record locks on its file. */
     static Liveness of(final AvFileChannel file, final AvLayout layout)
@@ -43,6 +51,18 @@ public interface Liveness
                 file.unlock(position(attacher));
             }
 
+            @Override
+            public boolean tryLockAt(final long position)
+            {
+                return file.tryLock(position);
+            }
+
+            @Override
+            public void unlockAt(final long position)
+            {
+                file.unlock(position);
+            }
+
             private long position(final int attacher)
             {
                 return layout.attacher(attacher) + AttacherDescriptor.LOCK_OFFSET;
@@ -56,25 +76,37 @@ public interface Liveness
      */
     static Liveness local()
     {
-        final Set<Integer> held = ConcurrentHashMap.newKeySet();
+        final Set<Long> held = ConcurrentHashMap.newKeySet();
         return new Liveness()
         {
             @Override
             public boolean isHeld(final int attacher)
             {
-                return held.contains(attacher);
+                return held.contains((long)attacher);
             }
 
             @Override
             public boolean tryAcquire(final int attacher)
             {
-                return held.add(attacher);
+                return held.add((long)attacher);
             }
 
             @Override
             public void release(final int attacher)
             {
-                held.remove(attacher);
+                held.remove((long)attacher);
+            }
+
+            @Override
+            public boolean tryLockAt(final long position)
+            {
+                return held.add(-1 - position); // header bytes, apart from attacher indices
+            }
+
+            @Override
+            public void unlockAt(final long position)
+            {
+                held.remove(-1 - position);
             }
         };
     }

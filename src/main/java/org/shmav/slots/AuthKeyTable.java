@@ -2,10 +2,14 @@ package org.shmav.slots;
 
 import static org.shmav.shm.SlotDescriptor.*;
 
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
 
 import org.shmav.FiErrno;
+import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
 
 /**
@@ -18,10 +22,13 @@ import org.shmav.shm.Memory;
  *  16 | key bytes (authKeySize, padded to 8)                                            |
  * </pre>
  *
- * Entries are claimed by CAS from FREE, filled, then published by CAS to VALID, like slots. A key
- * inserted again takes a reference on its entry. Two processes inserting the same new key at the very
- * same moment may get two handles (the table is small and keys are set up once per job, so it has no
- * index); each handle works on its own.
+ * Entries are claimed by CAS from FREE, filled, then published by CAS to VALID from the claim word,
+ * like slots. A key inserted again takes a reference on its entry. The table is small (keys are set up
+ * once per job) and has no index, so inserts of keys are serialised across processes by the kernel:
+ * an inserter holds an exclusive record lock on the AV file's auth-key lock byte
+ * ({@link AvFileDescriptor#AUTH_KEY_LOCK_OFFSET}) while it looks for the key and adds it, so one
+ * insert of a new key wins even when several processes insert it at once. A process that dies
+ * holding it releases it with its death; a live holder is waited for, bounded. Thread-safe.
  */
 public final class AuthKeyTable
 {
@@ -30,11 +37,13 @@ public final class AuthKeyTable
 
     private final Memory m;
     private final AvLayout layout;
+    private final Liveness locks;
 
-    public AuthKeyTable(final Memory m, final AvLayout layout)
+    public AuthKeyTable(final Memory m, final AvLayout layout, final Liveness locks)
     {
         this.m = m;
         this.layout = layout;
+        this.locks = locks;
     }
 
     public int capacity()
@@ -53,18 +62,49 @@ public final class AuthKeyTable
         return index >= 0 && index < capacity() && state(m.getLongAcquire(layout.authKey((int)index))) == VALID;
     }
 
-    /** Inserts a key ({@code keySize} bytes at {@code src}'s position) or references its twin; the handle or -ENOSPC. */
+    /**
+     * Inserts a key ({@code keySize} bytes at {@code src}'s position) or references its twin: the
+     * handle, -ENOSPC when every entry is taken, or -EAGAIN when another live process held the auth-key
+     * lock past the deadline.
+     */
     public long insert(final SlotTable.Writer w, final ByteBuffer src)
+    {
+        final long deadline = System.nanoTime() + Waits.CLAIM_WAIT_NANOS;
+        while (!locks.tryLockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET))
+        {
+            if (Waits.passed(deadline))
+            {
+                return -FiErrno.EAGAIN;
+            }
+            LockSupport.parkNanos(10_000);
+        }
+        try
+        {
+            return insertLocked(w, src);
+        }
+        finally
+        {
+            locks.unlockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET);
+        }
+    }
+
+    private long insertLocked(final SlotTable.Writer w, final ByteBuffer src)
     {
         final int size = keySize();
         for (int i = 0; i < capacity(); i++)
         {
             final int e = layout.authKey(i);
             final long s = m.getLongAcquire(e);
-            if (state(s) == VALID && m.bytesEqual(e + KEY, src, src.position(), size) &&
-                m.compareAndSetLong(e, s, word(VALID, payload(s) + 1, generation(s))))
+            if (state(s) == VALID && m.bytesEqual(e + KEY, src, src.position(), size))
             {
-                return i;
+                if (payload(s) >= MAX_REFS)
+                {
+                    return -FiErrno.EOVERFLOW;
+                }
+                if (m.compareAndSetLong(e, s, word(VALID, payload(s) + 1, generation(s))))
+                {
+                    return i; // no other process adds keys meanwhile: a failed CAS is a removal, and i is gone
+                }
             }
         }
         for (int i = 0; i < capacity(); i++)
@@ -89,12 +129,25 @@ public final class AuthKeyTable
     /** Copies the key of handle {@code index} (truncated to {@code dst.remaining()}); its size, or -1 when invalid. */
     public int lookup(final long index, final ByteBuffer dst)
     {
-        if (!isValid(index))
+        if (index < 0 || index >= capacity())
         {
             return -1;
         }
-        m.copyOut(layout.authKey((int)index) + KEY, dst, Math.min(keySize(), dst.remaining()));
-        return keySize();
+        final int e = layout.authKey((int)index);
+        while (true)
+        {
+            final long before = m.getLongAcquire(e);
+            if (state(before) != VALID)
+            {
+                return -1;
+            }
+            m.copyOut(e + KEY, dst, Math.min(keySize(), dst.remaining()));
+            VarHandle.acquireFence(); // the copy is done before the state is read again (seqlock read)
+            if (sameIncarnation(before, m.getLong(e)))
+            {
+                return keySize();
+            }
+        }
     }
 
     /** Drops a reference; at the last one the entry is freed. 0, or -EINVAL when invalid. */
@@ -124,11 +177,27 @@ public final class AuthKeyTable
     /** Sets the user id of a VALID handle; false when invalid. */
     public boolean setUserId(final long index, final long userId)
     {
-        if (!isValid(index))
+        if (index < 0 || index >= capacity())
         {
             return false;
         }
-        m.setLongVolatile(layout.authKey((int)index) + USER_ID, userId);
+        final int e = layout.authKey((int)index);
+        while (true)
+        {
+            // Pinned by a reference while the user id is stored: freed and reused meanwhile, the entry
+            // would get another key's user id.
+            final long s = m.getLongVolatile(e);
+            if (state(s) != VALID || payload(s) == 0 || payload(s) >= MAX_REFS)
+            {
+                return false;
+            }
+            if (m.compareAndSetLong(e, s, word(VALID, payload(s) + 1, generation(s))))
+            {
+                break;
+            }
+        }
+        m.setLongVolatile(e + USER_ID, userId);
+        release(index);
         return true;
     }
 

@@ -45,7 +45,7 @@ public final class Region
         this.layout = layout;
         this.liveness = liveness;
         this.table = new SlotTable(memory, layout, liveness);
-        this.authKeys = new AuthKeyTable(memory, layout);
+        this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = file;
         this.writer = role == Role.WRITER ? table.attach() : null;
         this.reader = role == Role.READER && holdReaderLock(file);
@@ -136,7 +136,7 @@ public final class Region
         this.layout = layout;
         this.liveness = liveness;
         this.table = new SlotTable(memory, layout, liveness);
-        this.authKeys = new AuthKeyTable(memory, layout);
+        this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = null;
         this.reader = false;
         this.writer = writer == null ? null : table.writerAt(writer.index());

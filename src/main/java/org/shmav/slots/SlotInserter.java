@@ -106,6 +106,7 @@ final class SlotInserter
         final int len, final long authKey, final long userId, final long mapBase)
     {
         final long hash = DedupIndex.hash(src, off, len, authKey);
+        boolean rebuilt = true;
         for (int attempt = 0; ; attempt++)
         {
             if (rebuild.indexCrowded())
@@ -138,9 +139,11 @@ final class SlotInserter
             }
             if (attempt == MAX_REBUILDS)
             {
-                return -FiErrno.ENOSPC; // every bucket holds a live entry: cannot happen with 2 buckets per slot
+                // Every bucket holds a live entry (cannot happen with 2 buckets per slot), or live writers
+                // kept the rebuild from running (one frozen inside its phase): the AV is not full then.
+                return rebuilt ? -FiErrno.ENOSPC : -FiErrno.EAGAIN;
             }
-            rebuild.rebuildIndex(w); // ours, or another writer's that we waited for: either way, try again
+            rebuilt = rebuild.rebuildIndex(w); // ours, or another writer's that we waited for: try again
         }
     }
 
@@ -225,7 +228,13 @@ final class SlotInserter
             }
             if (st == VALID && payload(s) > 0)
             {
-                if (!reader.keyEquals(index, src, off, len, authKey))
+                final boolean equal = reader.keyEquals(index, src, off, len, authKey);
+                VarHandle.acquireFence(); // the comparison is done before the state is read again
+                if (m.getLong(slot + STATE_OFFSET) != s)
+                {
+                    continue; // the slot changed while we compared
+                }
+                if (!equal)
                 {
                     return -FiErrno.EADDRINUSE;
                 }
@@ -350,7 +359,11 @@ final class SlotInserter
         {
             return -FiErrno.EOVERFLOW;
         }
-        if (refs == 0 || !m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs + 1, generation(s))))
+        if (refs == 0)
+        {
+            return NO_MATCH; // VALID with no reference: only a corrupted file has one, and it is no entry
+        }
+        if (!m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs + 1, generation(s))))
         {
             return RETRY;
         }

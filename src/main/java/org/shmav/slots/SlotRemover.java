@@ -80,17 +80,33 @@ final class SlotRemover
         }
     }
 
-    /** Sets the user id of a VALID slot; false when it is not VALID. */
-    boolean setUserId(final long index, final long userId)
+    /**
+     * Sets the user id of a VALID slot: 0, or -EINVAL when it is not VALID, -EOVERFLOW when it holds
+     * every reference. The slot is pinned by a reference while the user id is stored, so that it cannot
+     * be removed and reused meanwhile (the store would then change the next entry's user id); the pin is
+     * dropped like any reference, finishing the removal if the others went meanwhile.
+     */
+    int setUserId(final SlotTable.Writer w, final long index, final long userId)
     {
         final int slot = layout.slot(index);
-        final long before = m.getLongAcquire(slot + STATE_OFFSET);
-        if (state(before) != VALID)
+        while (true)
         {
-            return false;
+            final long s = m.getLongVolatile(slot + STATE_OFFSET);
+            if (state(s) != VALID || payload(s) == 0)
+            {
+                return -FiErrno.EINVAL;
+            }
+            if (payload(s) >= MAX_REFS)
+            {
+                return -FiErrno.EOVERFLOW;
+            }
+            if (m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, payload(s) + 1, generation(s))))
+            {
+                break;
+            }
         }
         m.setLongVolatile(slot + USER_ID_OFFSET, userId);
-        return sameIncarnation(before, m.getLongVolatile(slot + STATE_OFFSET));
+        return release(w, index);
     }
 
     /**

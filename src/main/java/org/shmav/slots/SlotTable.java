@@ -213,10 +213,30 @@ public final class SlotTable
         }
     }
 
-    /** Sets the user id of a VALID slot; false when it is not VALID. */
-    public boolean setUserId(final long index, final long userId)
+    /**
+     * Sets the user id of a VALID slot: 0, -EINVAL when it is not VALID, -EOVERFLOW when it holds every
+     * reference, -EAGAIN as {@link #remove}. Inside the writer's phase, like a removal (it may finish one).
+     */
+    public int setUserId(final Writer w, final long index, final long userId)
     {
-        return remover.setUserId(index, userId);
+        checkOwned(w);
+        if (!rebuild.enterPhase(w))
+        {
+            return -FiErrno.EAGAIN;
+        }
+        try
+        {
+            return remover.setUserId(w, index, userId);
+        }
+        catch (final Throwable t)
+        {
+            recovery.giveBack(w);
+            throw t;
+        }
+        finally
+        {
+            rebuild.exitPhase(w);
+        }
     }
 
     /**
