@@ -21,10 +21,12 @@ import org.shmav.FiErrno;
  * A writer JVM whose liveness another writer must not misjudge: for {@code millis} it inserts
  * addresses of its own ({@link #address}: 10.W.x.y, W its writer id), checks after every step that
  * each fi_addr it holds still looks up to its own address, removes some of them, and every
- * {@link #REOPEN_MILLIS} closes and reopens the AV (an open recovers writers it takes for dead). A
- * live writer taken for dead has its claims undone and its attacher entry handed out again, which
- * shows here as a violation: an fi_addr it was given that is empty or holds another address, or an
- * insert that failed. Its entries stay in the AV when it exits, for the parent to check.
+ * {@link #REOPEN_MILLIS} closes and reopens the AV (an open recovers the writers it takes for dead).
+ * A second handle stays open all the while, so that the AV is open in this process between a close
+ * and the reopen ({@code shmav gc} removes an AV nobody has open). A live writer taken for dead has
+ * its claims undone and its attacher entry handed out again, which shows here as a violation: an
+ * fi_addr it was given that is empty or holds another address, or an insert that failed. Its entries
+ * stay in the AV when it exits, for the parent to check.
  *
  * <p>Arguments: directory, AV name, capacity, writer id (1..255), run time in ms, group access
  * ({@code true}/{@code false}). Prints {@code started}, at most 20 {@code VIOLATION ...} lines, then
@@ -33,7 +35,7 @@ import org.shmav.FiErrno;
 public final class LivenessWriter
 {
     /** How often the AV is closed and opened again. */
-    static final long REOPEN_MILLIS = 150;
+    static final long REOPEN_MILLIS = 50;
     /** The most entries a writer holds at once. */
     static final int LIVE_TARGET = 24;
 
@@ -74,7 +76,8 @@ public final class LivenessWriter
         final boolean group = Boolean.parseBoolean(args[5]);
         final AvAttr attr = AvAttr.builder().type(AvType.TABLE).name(name).count(capacity).groupAccess(group).build();
         final LivenessWriter w = new LivenessWriter(writer);
-        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build()))
+        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
+             AddressVector keeper = domain.openAv(attr))
         {
             w.run(domain, attr, millis);
         }
