@@ -98,7 +98,7 @@ class FrozenWriterIT
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
              AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(NAME).count(CAPACITY).build());
              ChildJvm child = ChildJvm.start(LivenessWriter.class, out, dir.toString(), NAME, Long.toString(CAPACITY), "1",
-                 "8000", "false"))
+                 "3000", "false"))
         {
             // Through the library: opening a descriptor of the file here would drop this JVM's record locks.
             final Region view = ToolAccess.openReadOnly(dir.resolve(NAME));

@@ -3,6 +3,7 @@ package org.shmav.it;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 
@@ -29,13 +30,15 @@ import org.shmav.FiErrno;
  * stay in the AV when it exits, for the parent to check.
  *
  * <p>Arguments: directory, AV name, capacity, writer id (1..255), run time in ms, group access
- * ({@code true}/{@code false}). Prints {@code started}, at most 20 {@code VIOLATION ...} lines, then
+ * ({@code true}/{@code false}), optionally a file: after the run time, it goes on until that file exists. Prints {@code started}, at most 20 {@code VIOLATION ...} lines, then
  * {@code RESULT writer=W ops=N violations=V reopens=R live=L}.
  */
 public final class LivenessWriter
 {
     /** How often the AV is closed and opened again. */
     static final long REOPEN_MILLIS = 50;
+    /** The longest a writer waits for its stop file. */
+    static final long MAX_MILLIS = 60_000;
     /** The most entries a writer holds at once. */
     static final int LIVE_TARGET = 24;
 
@@ -60,6 +63,8 @@ public final class LivenessWriter
     private final ByteBuffer got = ByteBuffer.allocate(64);
     private int live;
     private long violations;
+    private boolean stopSeen;
+    private long nextStopCheck;
 
     private LivenessWriter(final int writer)
     {
@@ -74,16 +79,17 @@ public final class LivenessWriter
         final int writer = Integer.parseInt(args[3]);
         final long millis = Long.parseLong(args[4]);
         final boolean group = Boolean.parseBoolean(args[5]);
+        final Path stop = args.length > 6 ? Path.of(args[6]) : null;
         final AvAttr attr = AvAttr.builder().type(AvType.TABLE).name(name).count(capacity).groupAccess(group).build();
         final LivenessWriter w = new LivenessWriter(writer);
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
              AddressVector keeper = domain.openAv(attr))
         {
-            w.run(domain, attr, millis);
+            w.run(domain, attr, millis, stop);
         }
     }
 
-    private void run(final Domain domain, final AvAttr attr, final long millis) throws Exception
+    private void run(final Domain domain, final AvAttr attr, final long millis, final Path stop) throws Exception
     {
         final SplittableRandom random = new SplittableRandom(System.nanoTime() ^ writer);
         final long[] one = new long[1];
@@ -98,7 +104,7 @@ public final class LivenessWriter
         long reopenAt = start + REOPEN_MILLIS * 1_000_000;
         try
         {
-            while (System.nanoTime() - start < millis * 1_000_000)
+            while (running(start, millis, stop))
             {
                 if (live == 0 || (live < LIVE_TARGET && random.nextInt(100) < 55))
                 {
@@ -138,6 +144,26 @@ public final class LivenessWriter
         }
         System.out.println("RESULT writer=" + writer + " ops=" + ops + " violations=" + violations + " reopens=" + reopens +
             " live=" + live);
+    }
+
+    /** Whether to go on: for {@code millis}, then until file {@code stop} exists (when given; at most {@link #MAX_MILLIS}). */
+    private boolean running(final long start, final long millis, final Path stop)
+    {
+        final long elapsed = System.nanoTime() - start;
+        if (elapsed < millis * 1_000_000)
+        {
+            return true;
+        }
+        if (stop == null || stopSeen || elapsed > MAX_MILLIS * 1_000_000)
+        {
+            return false;
+        }
+        if (System.nanoTime() - nextStopCheck > 0)
+        {
+            stopSeen = Files.exists(stop);
+            nextStopCheck = System.nanoTime() + 10_000_000;
+        }
+        return !stopSeen;
     }
 
     /** Checks that every held fi_addr holds its own address; one that does not is a violation, and no longer held. */
