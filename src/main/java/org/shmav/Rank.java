@@ -157,7 +157,7 @@ public final class Rank implements AutoCloseable
         // would break a live job's; createOnly below decides between two rank 0s racing past this check.
         if (exists(domain, job.avName()))
         {
-            throw existsAlready(job);
+            throw existsAlready(job, null);
         }
         final NodeRanks ranks;
         try
@@ -181,7 +181,7 @@ public final class Rank implements AutoCloseable
             {
                 // Another rank 0 of this name created the AV first: never attach to it, and leave the ranks
                 // file alone (it may be the winner's by now).
-                throw existsAlready(job);
+                throw existsAlready(job, e);
             }
             deleteRanks(ranks, e);
             throw e;
@@ -194,11 +194,11 @@ public final class Rank implements AutoCloseable
         }
     }
 
-    private static FabricException existsAlready(final RankEnvironment job)
+    private static FabricException existsAlready(final RankEnvironment job, final FabricException cause)
     {
         return new FabricException("shmav_rank_open", FiErrno.EBUSY, "AV '" + job.avName() + "' exists already in " +
             job.directory() + " before this job (" + job.launcher().description + ") created it: left by a job " +
-            "that died? Remove it: shmav rm " + job.avName() + " --dir " + job.directory());
+            "that died? Remove it: shmav rm " + job.avName() + " --dir " + job.directory(), cause);
     }
 
     /** Removes the ranks file this rank 0 made for an AV it did not create; a failure is added to {@code e}. */

@@ -82,10 +82,17 @@ public final class LivenessWriter
         final Path stop = args.length > 6 ? Path.of(args[6]) : null;
         final AvAttr attr = AvAttr.builder().type(AvType.TABLE).name(name).count(capacity).groupAccess(group).build();
         final LivenessWriter w = new LivenessWriter(writer);
-        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
-             AddressVector keeper = domain.openAv(attr))
+        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build()))
         {
-            w.run(domain, attr, millis, stop);
+            final AddressVector keeper = domain.openAv(attr);
+            try
+            {
+                w.run(domain, attr, millis, stop);
+            }
+            finally
+            {
+                keeper.close();
+            }
         }
     }
 
