@@ -153,11 +153,11 @@ public final class Rank implements AutoCloseable
     /** Local rank 0 under a foreign launcher: the node's AV, created by this process and nobody else. */
     private static Rank createNodeAv(final Domain domain, final RankEnvironment job)
     {
+        // The common case (an AV left by a job that died) before the ranks file is replaced, which
+        // would break a live job's; createOnly below decides between two rank 0s racing past this check.
         if (exists(domain, job.avName()))
         {
-            throw new FabricException("shmav_rank_open", FiErrno.EBUSY, "AV '" + job.avName() + "' exists already in " +
-                job.directory() + " before this job (" + job.launcher().description + ") created it: left by a job " +
-                "that died? Remove it: shmav rm " + job.avName() + " --dir " + job.directory());
+            throw existsAlready(job, null);
         }
         final NodeRanks ranks;
         try
@@ -172,20 +172,45 @@ public final class Rank implements AutoCloseable
         try
         {
             return new Rank(job, domain, domain.openAv(AvAttr.builder().type(AvType.TABLE).count(job.entries())
-                .name(job.avName()).build()), ranks);
+                .name(job.avName()).createOnly(true).build()), ranks);
+        }
+        catch (final FabricException e)
+        {
+            closeQuietly(ranks);
+            if (e.errno() == FiErrno.EEXIST)
+            {
+                // Another rank 0 of this name created the AV first: never attach to it, and leave the ranks
+                // file alone (it may be the winner's by now).
+                throw existsAlready(job, e);
+            }
+            deleteRanks(ranks, e);
+            throw e;
         }
         catch (final RuntimeException e)
         {
             closeQuietly(ranks);
-            try
-            {
-                ranks.delete();
-            }
-            catch (final IOException suppressed)
-            {
-                e.addSuppressed(suppressed);
-            }
+            deleteRanks(ranks, e);
             throw e;
+        }
+    }
+
+    private static FabricException existsAlready(final RankEnvironment job, final FabricException cause)
+    {
+        return new FabricException("shmav_rank_open", FiErrno.EBUSY, "AV '" + job.avName() + "' exists already in " +
+            job.directory() + " before this job (" + job.launcher().description + ") created it: left by a job " +
+            "that died? Remove it: shmav rm " + job.avName() + " --dir " + job.directory(), cause);
+    }
+
+    /** Removes the ranks file this rank 0 made for an AV it did not create; a failure is added to {@code e}. */
+    private static void deleteRanks(final NodeRanks ranks, final RuntimeException e)
+    {
+        try
+        {
+            ranks.delete();
+        }
+        catch (final IOException suppressed)
+        {
+            e.addSuppressed(suppressed);
         }
     }
 

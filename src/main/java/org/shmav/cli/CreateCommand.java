@@ -10,12 +10,17 @@ import org.shmav.AvAttr;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
+import org.shmav.FiErrno;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code shmav create NAME --count N}: creates an empty named AV, as {@code fi_av_open} would. */
+/**
+ * {@code shmav create NAME --count N}: creates an empty named AV, as {@code fi_av_open} would, and
+ * only creates: the open is {@code createOnly}, so of several concurrent creates of one name exactly
+ * one succeeds and the others exit with {@link ExitCode#EXISTS}.
+ */
 @Command(name = "create", description = "Creates an empty named AV (fails if the name exists).")
 final class CreateCommand extends AvCommand implements Callable<Integer>
 {
@@ -46,19 +51,22 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
         final Path file = dir.fileOf(name);
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {
-            throw new CliException(ExitCode.EXISTS, "'" + name + "' exists already in " + dir.path() +
-                " (shmav show " + name + ")");
+            throw exists(dir); // the common case, without building a file first; createOnly decides races
         }
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format.addrFormat).shmDirectory(dir.path()).build());
              AddressVector av = domain.openAv(AvAttr.builder().type(type.avType).count(count).name(name)
-                 .groupAccess(groupAccess).build()))
+                 .groupAccess(groupAccess).createOnly(true).build()))
         {
             out().printf("created AV '%s': %s, %s, capacity %d, %d bytes (%s)%n", name, type, format,
                 av.attr().count(), Files.size(file), file);
         }
         catch (final FabricException e)
         {
-            if (e.errno() == org.shmav.FiErrno.EINVAL)
+            if (e.errno() == FiErrno.EEXIST)
+            {
+                throw exists(dir); // another process created it since the check
+            }
+            if (e.errno() == FiErrno.EINVAL)
             {
                 throw new CliException(ExitCode.USAGE, AvDirectory.reason(e));
             }
@@ -69,5 +77,10 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
             throw new CliException(ExitCode.FAILED, e.toString());
         }
         return ExitCode.OK.code;
+    }
+
+    private CliException exists(final AvDirectory dir)
+    {
+        return new CliException(ExitCode.EXISTS, "'" + name + "' exists already in " + dir.path() + " (shmav show " + name + ")");
     }
 }

@@ -12,7 +12,7 @@ enum ExitCode
     NOT_FOUND(3, "no such AV, directory or input file"),
     NOT_AN_AV(4, "the file is not a valid shmav AV; it was left untouched"),
     BAD_NAME(5, "not a valid AV name (empty, starts with '.', holds '/' or control characters, too long)"),
-    EXISTS(6, "create: an AV of that name exists already"),
+    EXISTS(6, "create: an AV of that name exists already (or a concurrent create of it won)"),
     IN_USE(7, "rm: the AV is open in a live process (use --force)"),
     PERMISSION(8, "permission denied"),
     PARTIAL(9, "insert: some addresses were not valid and were not inserted (each is listed with its error)"),

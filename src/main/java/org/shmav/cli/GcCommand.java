@@ -93,9 +93,21 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             return;
         }
         kept++;
-        out().println("kept      " + s.name() + ": " + (s.liveAttachers() > 0 ? s.liveAttachers() + " live attacher" +
-            (s.liveAttachers() == 1 ? "" : "s") : "joined " + Text.age(s.lastActivityMillis(), now) +
-            " ago, within the grace period of " + graceSeconds + "s"));
+        final String why;
+        if (s.liveAttachers() > 0)
+        {
+            why = s.liveAttachers() + " live attacher" + (s.liveAttachers() == 1 ? "" : "s") +
+                (s.readers() ? " and FI_READ readers" : "");
+        }
+        else if (s.readers())
+        {
+            why = "open in FI_READ readers";
+        }
+        else
+        {
+            why = "joined " + Text.age(s.lastActivityMillis(), now) + " ago, within the grace period of " + graceSeconds + "s";
+        }
+        out().println("kept      " + s.name() + ": " + why);
     }
 
     /**

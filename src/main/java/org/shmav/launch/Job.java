@@ -19,7 +19,6 @@ import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
-import org.shmav.Fi;
 import org.shmav.FiErrno;
 
 /**
@@ -85,25 +84,21 @@ public final class Job
         }
         try
         {
-            if (exists(domain, spec.avName()))
-            {
-                throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
-                    " (left by an earlier job?): remove it with '" + shmav(spec, "rm " + spec.avName()) +
-                    "' or choose another --name");
-            }
+            // createOnly: of two launchers of one --name, exactly one creates the AV; the other never attaches to it.
             final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(spec.size())
-                .name(spec.avName()).build());
+                .name(spec.avName()).createOnly(true).build());
             return new Job(spec, out, err, domain, av);
         }
         catch (final FabricException e)
         {
             domain.close();
+            if (e.errno() == FiErrno.EEXIST)
+            {
+                throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
+                    " (left by an earlier job?): remove it with '" + shmav(spec, "rm " + spec.avName()) +
+                    "' or choose another --name");
+            }
             throw new SetupException("cannot create AV '" + spec.avName() + "': " + e.getMessage());
-        }
-        catch (final SetupException e)
-        {
-            domain.close();
-            throw e;
         }
     }
 
@@ -127,22 +122,6 @@ public final class Job
         {
             throw new SetupException("directory " + dir + " does not exist and cannot be created (" + e +
                 "); create it with: mkdir -p -m 0700 " + dir);
-        }
-    }
-
-    private static boolean exists(final Domain domain, final String name)
-    {
-        try (AddressVector probe = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).flags(Fi.READ).build()))
-        {
-            return probe != null;
-        }
-        catch (final FabricException e)
-        {
-            if (e.errno() == FiErrno.ENOENT)
-            {
-                return false;
-            }
-            throw e;
         }
     }
 

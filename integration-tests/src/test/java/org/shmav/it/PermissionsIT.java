@@ -1,20 +1,15 @@
 package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,14 +45,14 @@ class PermissionsIT
     @BeforeAll
     static void setUp() throws Exception
     {
-        assumeTrue(canRunAsAnotherUser(), "needs root and setpriv to run child JVMs as other users " +
+        assumeTrue(OtherUsers.canRunAs(MALLORY), "needs root and setpriv to run child JVMs as other users " +
             "(root bypasses file permissions, so the opener must not be root); running as " + System.getProperty("user.name"));
         base = ShmDirs.create();
         Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
         avDir = Files.createDirectories(base.resolve("avs"));
         Files.setPosixFilePermissions(avDir, PosixFilePermissions.fromString("rwxrwxrwx"));
-        run("chmod", "1777", avDir.toString()); // sticky and world-writable, like /dev/shm
-        classpath = copyClasspath(base.resolve("cp"));
+        OtherUsers.run("chmod", "1777", avDir.toString()); // sticky and world-writable, like /dev/shm
+        classpath = OtherUsers.copyClasspath(base.resolve("cp"));
     }
 
     @AfterAll
@@ -142,56 +137,5 @@ class PermissionsIT
                 System.out.println("RESULT errno=" + e.errno() + " " + e.getMessage());
             }
         }
-    }
-
-    private static boolean canRunAsAnotherUser()
-    {
-        try
-        {
-            final Process p = new ProcessBuilder("setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--clear-groups",
-                "--", "true").redirectErrorStream(true).start();
-            return p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0;
-        }
-        catch (final IOException | InterruptedException e)
-        {
-            return false;
-        }
-    }
-
-    private static void run(final String... command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).inheritIO().start();
-        assertTrue(p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", command));
-    }
-
-    /** Copies this JVM's classpath where other users can read it (~/.m2 usually is not), returns the new one. */
-    private static String copyClasspath(final Path to) throws Exception
-    {
-        final List<String> entries = new ArrayList<>();
-        int n = 0;
-        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
-        {
-            final Path from = Path.of(entry);
-            if (!Files.exists(from))
-            {
-                continue;
-            }
-            final Path copy = to.resolve(Integer.toString(n++) + (Files.isDirectory(from) ? "" : ".jar"));
-            try (Stream<Path> files = Files.walk(from))
-            {
-                for (final Path p : (Iterable<Path>)files::iterator)
-                {
-                    final Path target = Files.isDirectory(from) ? copy.resolve(from.relativize(p).toString()) : copy;
-                    Files.createDirectories(Files.isDirectory(p) ? target : target.getParent());
-                    if (!Files.isDirectory(p))
-                    {
-                        Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
-                    }
-                }
-            }
-            entries.add(copy.toString());
-        }
-        run("chmod", "-R", "a+rX", to.toString());
-        return String.join(File.pathSeparator, entries);
     }
 }

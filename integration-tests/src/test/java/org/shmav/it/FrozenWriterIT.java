@@ -1,0 +1,333 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.slots.Region;
+import org.shmav.slots.ToolAccess;
+
+/**
+ * A writer frozen with SIGSTOP inside its phase (its attacher entry's {@code phase} word is 1) must
+ * not stall the other writers: an index rebuild waits for it only briefly and backs off. A child JVM
+ * ({@link LivenessWriter}) churns a small AV (count 64); this JVM stops it at a moment its phase is 1
+ * (read through {@link ToolAccess#openReadOnly}: never through a descriptor of its own), then inserts
+ * and removes addresses of its own, which crowd the index and trigger a rebuild, and must be done
+ * within {@value #BOUND_MILLIS} ms (a rebuild used to wait 5 s for the frozen writer). Then SIGCONT: the
+ * child goes on without a violation, and the AV is consistent.
+ */
+class FrozenWriterIT
+{
+    private static final String NAME = "frozen";
+    private static final long CAPACITY = 64;
+    private static final int OPS = 2_000;
+    private static final long BOUND_MILLIS = 3_000;
+    /** Operations after the first rebuild attempt was given up. */
+    private static final int AFTER_GIVE_UP = 50;
+    /** How long to go on with the churn on a stalled AV before giving up, to report how far it got. */
+    private static final long GIVE_UP_MILLIS = 15_000;
+    private static final int MY_ID = 3;
+    private static final int MY_LIVE_TARGET = 16;
+    private static final Pattern RESULT = Pattern.compile("RESULT writer=1 ops=(\\d+) violations=(\\d+) reopens=(\\d+) live=(\\d+)");
+
+    private Path dir;
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        ShmDirs.delete(dir);
+    }
+
+    /**
+     * This JVM churns until its first rebuild attempt, which the frozen writer blocks, has given up
+     * (the index epoch moved on and no rebuild runs), then {@value #AFTER_GIVE_UP} operations more:
+     * all within {@value #BOUND_MILLIS} ms, none failing.
+     */
+    @Test
+    void shouldGiveUpARebuildBlockedByAFrozenWriterQuickly() throws Exception
+    {
+        runBesideFrozenWriter(false);
+    }
+
+    /**
+     * {@value #OPS} operations beside the frozen writer within {@value #BOUND_MILLIS} ms, none failing.
+     * Known limit, measured on the record-lock implementation: once the churn has used up the EMPTY
+     * buckets a crowded index still has (a quarter of them), no rebuild can run while the frozen writer
+     * is inside its phase, and each insert of a new address fails with FI_ENOSPC after three 100 ms
+     * rebuild attempts, although the AV has free slots (first failure at op 244 after 495 ms, then 57
+     * operations in 14.5 s). See docs/robustness.md.
+     */
+    @Test
+    @Disabled("known limit: a writer frozen inside its phase blocks index rebuilds; once the index has no EMPTY bucket " +
+        "left, inserts fail with FI_ENOSPC after 300 ms each (see docs/robustness.md)")
+    void shouldKeepChurningBesideAFrozenWriter() throws Exception
+    {
+        runBesideFrozenWriter(true);
+    }
+
+    private void runBesideFrozenWriter(final boolean allOps) throws Exception
+    {
+        dir = ShmDirs.create();
+        final Path out = Files.createDirectories(dir.resolve("out"));
+        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
+             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(NAME).count(CAPACITY).build());
+             ChildJvm child = ChildJvm.start(LivenessWriter.class, out, dir.toString(), NAME, Long.toString(CAPACITY), "1",
+                 "3000", "false"))
+        {
+            // Through the library: opening a descriptor of the file here would drop this JVM's record locks.
+            final Region view = ToolAccess.openReadOnly(dir.resolve(NAME));
+            try
+            {
+                awaitStarted(child);
+                final Memory m = view.memory();
+                final int tries = freezeInsidePhase(child, m, view.layout());
+                final long[] live = new long[MY_LIVE_TARGET];
+                final long start = System.nanoTime();
+                final Churn churn = new Churn(av, m, allOps);
+                try
+                {
+                    churn.run(live, start);
+                }
+                finally
+                {
+                    signal("CONT", child.pid());
+                }
+                final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                final String report = String.format("child frozen with phase=1 after %d tries; %d ops in %d ms, %d rebuild " +
+                    "attempt(s), the first given up after op %d at %d ms; %d inserts failed%s", tries, churn.ops, millis,
+                    churn.rebuilds(), churn.givenUpAtOp, churn.givenUpAtMillis, churn.failures, churn.firstFailure);
+                System.out.println("FrozenWriterIT: " + report);
+                assertTrue(allOps ? churn.ops == OPS : churn.givenUpAtOp >= 0, "too few operations beside a frozen writer: " + report);
+                assertTrue(millis < BOUND_MILLIS, "too slow beside a frozen writer (bound " + BOUND_MILLIS + " ms): " + report);
+                assertEquals(0, churn.failures, "inserts failed beside a frozen writer: " + report);
+
+                assertEquals(0, child.waitFor(Duration.ofSeconds(60)), child.output());
+                final Matcher r = RESULT.matcher(child.stdout());
+                assertTrue(r.find(), child.output());
+                assertEquals("0", r.group(2), "the frozen writer, once continued: " + r.group() + "\n" + child.output());
+                System.out.println("FrozenWriterIT: child " + r.group());
+                verify(av, Integer.parseInt(r.group(4)), liveCount(live));
+            }
+            finally
+            {
+                view.detach();
+            }
+        }
+    }
+
+    /** Stops the child with SIGSTOP until it is caught with its phase word 1; returns the number of tries. */
+    private static int freezeInsidePhase(final ChildJvm child, final Memory m, final AvLayout layout) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        final SplittableRandom random = new SplittableRandom();
+        for (int tries = 1; System.nanoTime() - deadline < 0; tries++)
+        {
+            if (!child.isAlive())
+            {
+                fail("the child exited:\n" + child.output());
+            }
+            signal("STOP", child.pid());
+            awaitStopped(child.pid());
+            final long phase = phaseOf(child.pid(), m, layout);
+            if (phase == 1)
+            {
+                return tries;
+            }
+            signal("CONT", child.pid());
+            Thread.sleep(random.nextInt(3));
+        }
+        fail("never caught the child inside its phase within 30 s:\n" + child.output());
+        return -1;
+    }
+
+    /** The highest phase word of the attacher entries process {@code pid} holds (it may hold two handles), -1 when none. */
+    private static long phaseOf(final long pid, final Memory m, final AvLayout layout)
+    {
+        long phase = -1;
+        for (int a = 0; a < layout.attachersCapacity(); a++)
+        {
+            final int entry = (int)layout.attachersOffset() + a * AttacherDescriptor.LENGTH;
+            if (m.getLongVolatile(entry + AttacherDescriptor.TOKEN_OFFSET) != 0 &&
+                m.getLongVolatile(entry + AttacherDescriptor.PID_OFFSET) == pid)
+            {
+                phase = Math.max(phase, m.getLongVolatile(entry + AttacherDescriptor.PHASE_OFFSET));
+            }
+        }
+        return phase;
+    }
+
+    /** This JVM's insert/remove churn, watching the index epoch for rebuild attempts. */
+    private static final class Churn
+    {
+        final AddressVector av;
+        final Memory m;
+        final boolean allOps;
+        final long firstEpoch;
+        int ops;
+        int failures;
+        String firstFailure = "";
+        int givenUpAtOp = -1;
+        long givenUpAtMillis = -1;
+
+        Churn(final AddressVector av, final Memory m, final boolean allOps)
+        {
+            this.av = av;
+            this.m = m;
+            this.allOps = allOps;
+            this.firstEpoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) >>> 32;
+        }
+
+        /** Rebuild attempts (each moves the epoch on, given up or not) since the churn began. */
+        long rebuilds()
+        {
+            return (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) >>> 32) - firstEpoch;
+        }
+
+        /** Inserts and removes addresses of its own, leaving the fi_addrs it holds in {@code live} (-1: none). */
+        void run(final long[] live, final long start) throws Exception
+        {
+            final SplittableRandom random = new SplittableRandom(42);
+            final long[] one = new long[1];
+            final int[] err = new int[1];
+            int held = 0;
+            long seq = 0;
+            java.util.Arrays.fill(live, -1);
+            final long giveUp = start + TimeUnit.MILLISECONDS.toNanos(GIVE_UP_MILLIS);
+            for (; ops < OPS && System.nanoTime() - giveUp < 0; ops++)
+            {
+                if (!allOps && givenUpAtOp >= 0 && ops >= givenUpAtOp + AFTER_GIVE_UP)
+                {
+                    return;
+                }
+                if (held == 0 || (held < MY_LIVE_TARGET && random.nextBoolean()))
+                {
+                    if (av.insert(LivenessWriter.address(MY_ID, ++seq), 1, one, Fi.SYNC_ERR, err) == 1)
+                    {
+                        live[held++] = one[0];
+                    }
+                    else if (failures++ == 0)
+                    {
+                        firstFailure = "; the first at op " + ops + " after " +
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + FiErrno.name(err[0]);
+                    }
+                }
+                else
+                {
+                    final int k = random.nextInt(held);
+                    one[0] = live[k];
+                    av.remove(one, 1, 0);
+                    live[k] = live[--held];
+                    live[held] = -1;
+                }
+                if (givenUpAtOp < 0 && rebuilds() > 0 && (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) == 0)
+                {
+                    givenUpAtOp = ops;
+                    givenUpAtMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                }
+            }
+        }
+    }
+
+    private static int liveCount(final long[] live)
+    {
+        int n = 0;
+        for (final long fi : live)
+        {
+            n += fi >= 0 ? 1 : 0;
+        }
+        return n;
+    }
+
+    /** count() equals the entries, the child's are as many as it holds, this JVM's as many as it holds. */
+    private static void verify(final AddressVector av, final int childLive, final int myLive)
+    {
+        final int[] entries = new int[MY_ID + 1];
+        int valid = 0;
+        final ByteBuffer buf = ByteBuffer.allocate(16);
+        for (long fi = 0; fi < CAPACITY; fi++)
+        {
+            try
+            {
+                av.lookup(fi, buf.clear());
+            }
+            catch (final FabricException e)
+            {
+                assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
+                continue;
+            }
+            valid++;
+            final int w = LivenessWriter.writerOf(buf);
+            assertTrue(w == 1 || w == MY_ID, "fi_addr " + fi + " holds an address of no writer");
+            entries[w]++;
+        }
+        assertEquals(valid, av.count(), "count() against the entries");
+        assertEquals(childLive, entries[1], "the child's entries");
+        assertEquals(myLive, entries[MY_ID], "this JVM's entries");
+    }
+
+    private static void awaitStarted(final ChildJvm w) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!w.stdout().contains("started"))
+        {
+            if (!w.isAlive() || System.nanoTime() - deadline > 0)
+            {
+                w.kill();
+                fail("writer never started:\n" + w.output());
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** Waits (bounded) until /proc says the process is stopped: SIGSTOP is delivered asynchronously. */
+    private static void awaitStopped(final long pid) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true)
+        {
+            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            final char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            if (state == 'T' || state == 't')
+            {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("pid " + pid + " is not stopped 5 s after SIGSTOP: state " + state);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private static void signal(final String signal, final long pid) throws Exception
+    {
+        final Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "kill -" + signal + " " + pid);
+    }
+}

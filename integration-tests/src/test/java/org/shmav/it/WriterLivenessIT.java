@@ -1,0 +1,256 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.cli.ShmavCli;
+
+/**
+ * Two writer JVMs share one named AV while they see processes differently: one in its own pid
+ * namespace, one that reads another boot time (start times disagree as after a clock step), or
+ * both as different users under a /proc mounted {@code hidepid=2}. Each runs
+ * {@link LivenessWriter} (insert, check every fi_addr it holds, remove, reopen, which recovers dead
+ * writers); a writer taken for dead by the other has its claims undone and its entry handed out again,
+ * which it reports as violations. Expected: no violation in either, and a consistent AV afterwards
+ * (count() equals the entries, each entry is one of a writer's, as many as that writer holds). With
+ * a pid namespace or another boot time, {@code shmav gc --grace 0} run while only the writer with the
+ * other view is alive keeps the AV. Namespaces, mounts and other users need root, unshare and setpriv:
+ * skipped otherwise, saying why.
+ */
+class WriterLivenessIT
+{
+    private static final String NAME = "liveness";
+    private static final long CAPACITY = 256;
+    /** Writer 1 runs this long; writer 2 (the one with the other view) at least as long, then until the gc check is done. */
+    private static final long RUN_MILLIS = 4_000;
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Pattern RESULT = Pattern.compile("RESULT writer=(\\d+) ops=(\\d+) violations=(\\d+) reopens=(\\d+) live=(\\d+)");
+    private static final int GROUP = 50010;
+    private static final int ALICE = 50011;
+    private static final int BOB = 50012;
+
+    private Path base;
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        ShmDirs.delete(base);
+    }
+
+    @Test
+    void shouldKeepAWriterInAnotherPidNamespaceAlive() throws Exception
+    {
+        assumeRoot("unshare --pid");
+        assumeWorks("unshare --pid is not supported here", "unshare", "--pid", "--fork", "--mount-proc", "true");
+        base = ShmDirs.create();
+        final String cp = System.getProperty("java.class.path");
+        runPair("pid namespace", List.of(), List.of("unshare", "--pid", "--fork", "--mount-proc"), cp, false, true);
+    }
+
+    /**
+     * Writer 2 reads a boot time ({@code btime} in /proc/stat) one day later than writer 1, as every
+     * process that reads it after the wall clock was stepped by a day does (the kernel moves btime with
+     * the clock; start times since boot stay): its /proc/stat is a copy with btime shifted, bind-mounted
+     * in its own mount namespace. A time namespace ({@code unshare --time --boottime}) would not do:
+     * it shifts btime and every process's start time alike, so start times computed there agree
+     * (measured on Linux 6.18).
+     */
+    @Test
+    void shouldKeepAWriterThatSeesAnotherBootTimeAlive() throws Exception
+    {
+        assumeRoot("unshare --mount and mount --bind");
+        base = ShmDirs.create();
+        final List<String> shifted = shiftedBootTime(base.resolve("stat"));
+        final List<String> probe = new java.util.ArrayList<>(shifted);
+        probe.add("true");
+        assumeWorks("cannot bind-mount a /proc/stat in a mount namespace here", probe.toArray(String[]::new));
+        final String cp = System.getProperty("java.class.path");
+        runPair("btime +1 day", List.of(), shifted, cp, false, true);
+    }
+
+    /** Runs the command in a mount namespace whose /proc/stat shows a boot time one day later. */
+    private static List<String> shiftedBootTime(final Path copy)
+    {
+        return List.of("unshare", "--mount", "--propagation", "private", "sh", "-c",
+            "f=" + copy + " && awk '/^btime /{print \"btime \" $2 + 86400; next} {print}' /proc/stat > \"$f\" && " +
+                "mount --bind \"$f\" /proc/stat && rm \"$f\" && exec \"$@\"", "sh");
+    }
+
+    @Test
+    void shouldKeepWritersOfOtherUsersAliveUnderHidepid() throws Exception
+    {
+        assumeRoot("setpriv to other users and a /proc mounted hidepid=2");
+        assumeTrue(OtherUsers.canRunAs(ALICE), "needs setpriv to run child JVMs as other users");
+        assumeWorks("unshare --mount or a hidepid=2 proc mount is not supported here", "unshare", "--mount",
+            "--propagation", "private", "sh", "-c", "mount -t proc -o hidepid=2 proc /proc");
+        base = ShmDirs.create();
+        OtherUsers.run("chmod", "0755", base.toString());
+        final Path avs = Files.createDirectories(base.resolve("avs"));
+        OtherUsers.run("chmod", "1777", avs.toString()); // sticky and world-writable, like /dev/shm
+        final String cp = OtherUsers.copyClasspath(base.resolve("cp"));
+        runPair("hidepid=2, uids " + ALICE + " and " + BOB, hidepidAs(ALICE), hidepidAs(BOB), cp, true, false);
+    }
+
+    /** Runs the command as {@code uid} (primary group {@link #GROUP}) in a mount namespace whose /proc has hidepid=2. */
+    private static List<String> hidepidAs(final int uid)
+    {
+        return List.of("unshare", "--mount", "--propagation", "private", "sh", "-c",
+            "mount -t proc -o hidepid=2 proc /proc && exec setpriv --reuid=" + uid + " --regid=" + GROUP +
+                " --clear-groups -- \"$@\"", "sh");
+    }
+
+    /**
+     * Writer 1 through {@code prefix1}, writer 2 through {@code prefix2}, on one AV; with {@code gc}, a
+     * {@code shmav gc --grace 0} after writer 1's exit, while writer 2 runs (it waits for a stop file).
+     */
+    private void runPair(final String view, final List<String> prefix1, final List<String> prefix2, final String cp,
+        final boolean group, final boolean gc) throws Exception
+    {
+        final Path avs = group ? base.resolve("avs") : base;
+        final Path out = Files.createDirectories(base.resolve("out"));
+        final long start = System.nanoTime();
+        final Path stop = base.resolve("stop");
+        try (ChildJvm w1 = writer(prefix1, cp, avs, out, 1, RUN_MILLIS, group, List.of());
+             ChildJvm w2 = writer(prefix2, cp, avs, out, 2, RUN_MILLIS, group, List.of(stop.toString())))
+        {
+            awaitStarted(w1);
+            awaitStarted(w2);
+            final int[] live = new int[3];
+            final String r1 = result(w1, live);
+            System.out.println("WriterLivenessIT (" + view + "): " + r1);
+            String gcReport = "";
+            if (gc)
+            {
+                final StringWriter gcOut = new StringWriter();
+                final int code = ShmavCli.execute(new PrintWriter(gcOut), new PrintWriter(gcOut), "--dir", avs.toString(),
+                    "gc", "--grace", "0");
+                gcReport = " gc: exit " + code + ", " + gcOut.toString().trim().replace('\n', ';');
+                assertTrue(Files.exists(avs.resolve(NAME)), "shmav gc removed the AV of a live writer (" + view + "):" +
+                    gcReport + "\nwriter 2 so far:\n" + w2.output());
+                assertTrue(w2.isAlive(), "writer 2 must still run after the gc check:\n" + w2.output());
+            }
+            Files.createFile(stop);
+            final String r2 = result(w2, live);
+            System.out.printf("WriterLivenessIT (%s): %s |%s | %.1f s%n", view, r2, gcReport,
+                (System.nanoTime() - start) / 1e9);
+            verifyAv(avs, live, view);
+        }
+    }
+
+    private static ChildJvm writer(final List<String> prefix, final String cp, final Path avs, final Path out, final int id,
+        final long millis, final boolean group, final List<String> stop) throws IOException
+    {
+        final List<String> args = new java.util.ArrayList<>(List.of(avs.toString(), NAME, Long.toString(CAPACITY),
+            Integer.toString(id), Long.toString(millis), Boolean.toString(group)));
+        args.addAll(stop);
+        return ChildJvm.start(prefix, cp, Map.of("HOME", "/"), LivenessWriter.class, out, args.toArray(String[]::new));
+    }
+
+    private static void awaitStarted(final ChildJvm w) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!w.stdout().contains("started"))
+        {
+            if (!w.isAlive() || System.nanoTime() - deadline > 0)
+            {
+                w.kill();
+                fail("writer never started:\n" + w.output());
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** Waits for a writer's exit, asserts it ran and saw no violation, records how many entries it holds. */
+    private static String result(final ChildJvm w, final int[] live) throws InterruptedException
+    {
+        final int exit = w.waitFor(WAIT);
+        final Matcher m = RESULT.matcher(w.stdout());
+        assertTrue(exit == 0 && m.find(), "writer exited with " + exit + ":\n" + w.output());
+        final int id = Integer.parseInt(m.group(1));
+        assertEquals(0, Long.parseLong(m.group(3)), "writer " + id + " was taken for dead: " + m.group() + "\n" + w.output());
+        assertTrue(Long.parseLong(m.group(2)) > 1_000 && Long.parseLong(m.group(4)) > 10, "writer " + id + " did too little: " + m.group());
+        live[id] = Integer.parseInt(m.group(5));
+        return m.group();
+    }
+
+    /** count() equals the entries; every entry is one of a writer's, and each writer's entries are those it holds. */
+    private static void verifyAv(final Path avs, final int[] live, final String view)
+    {
+        try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(avs).build());
+             AddressVector av = d.openAv(AvAttr.builder().name(NAME).flags(Fi.READ).build()))
+        {
+            final int[] entries = new int[3];
+            int valid = 0;
+            final ByteBuffer buf = ByteBuffer.allocate(16);
+            for (long fi = 0; fi < CAPACITY; fi++)
+            {
+                try
+                {
+                    av.lookup(fi, buf.clear());
+                }
+                catch (final FabricException e)
+                {
+                    assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
+                    continue;
+                }
+                valid++;
+                final int w = LivenessWriter.writerOf(buf);
+                assertTrue(w == 1 || w == 2, "fi_addr " + fi + " holds an address of no writer (" + view + ")");
+                entries[w]++;
+            }
+            assertEquals(valid, av.count(), "count() against the entries (" + view + ")");
+            assertEquals(live[1], entries[1], "writer 1's entries (" + view + ")");
+            assertEquals(live[2], entries[2], "writer 2's entries (" + view + ")");
+        }
+    }
+
+    private static void assumeRoot(final String what)
+    {
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root: " + what + "; running as " +
+            System.getProperty("user.name"));
+    }
+
+    private static void assumeWorks(final String message, final String... command) throws Exception
+    {
+        boolean ok;
+        try
+        {
+            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ok = p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+            if (!ok)
+            {
+                p.destroyForcibly();
+            }
+        }
+        catch (final IOException e)
+        {
+            ok = false;
+        }
+        assumeTrue(ok, message + ": " + String.join(" ", command));
+    }
+}
