@@ -3,7 +3,6 @@ package org.shmav;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -320,11 +319,8 @@ public interface AddressVector extends AutoCloseable
      */
     AddrFormat addrFormat();
 
-    // ------------------------------------------------------------------------------------------------
-    // Java conveniences. Each is built only on the man-page methods above, which stay as they are: use
-    // those on hot paths (lookup and insert of a ByteBuffer allocate nothing), these where a Java type
-    // reads better. They allocate.
-    // ------------------------------------------------------------------------------------------------
+    // Java conveniences, built only on the man-page methods above (AvConveniences): use those on hot
+    // paths (lookup and insert of a ByteBuffer allocate nothing), these where a Java type reads better.
 
     /**
      * {@code fi_av_insert} of one socket address: the address is laid out as the AV's sockaddr and
@@ -340,13 +336,7 @@ public interface AddressVector extends AutoCloseable
      */
     default long insert(final InetSocketAddress address)
     {
-        AvConveniences.checkSockaddrFormat(this, "fi_av_insert", "insert(String)");
-        final String unfit = AvConveniences.unfit(addrFormat(), address);
-        if (unfit != null)
-        {
-            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, unfit);
-        }
-        return AvConveniences.insertOne(this, Addresses.toSockaddr(address), address.toString());
+        return AvConveniences.insertAddress(this, address);
     }
 
     /**
@@ -361,12 +351,7 @@ public interface AddressVector extends AutoCloseable
      */
     default long insert(final String address)
     {
-        AvConveniences.checkStrFormat(this, "fi_av_insert", "insert(InetSocketAddress)");
-        if (address == null)
-        {
-            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, "address is null");
-        }
-        return AvConveniences.insertOne(this, Addresses.toStrAddr(address), "'" + address + "'");
+        return AvConveniences.insertString(this, address);
     }
 
     /**
@@ -382,15 +367,7 @@ public interface AddressVector extends AutoCloseable
      */
     default InsertResult insert(final ByteBuffer addrs, final int count)
     {
-        AvConveniences.checkSynchronous(this, "fi_av_insert");
-        if (count < 0)
-        {
-            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "count=" + count + " must be >= 0");
-        }
-        final long[] fiAddr = new long[count];
-        final int[] errno = new int[count];
-        final int inserted = insert(addrs, count, fiAddr, Fi.SYNC_ERR, errno);
-        return new InsertResult(fiAddr, errno, inserted);
+        return AvConveniences.insertBatch(this, addrs, count);
     }
 
     /**
@@ -404,12 +381,7 @@ public interface AddressVector extends AutoCloseable
      */
     default InsertResult insertAll(final List<InetSocketAddress> addresses)
     {
-        AvConveniences.checkSockaddrFormat(this, "fi_av_insert", "insertAllStrings(List)");
-        if (addresses == null)
-        {
-            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "addresses is null");
-        }
-        return insert(AvConveniences.pack(addrFormat(), addresses), addresses.size());
+        return AvConveniences.insertAll(this, addresses);
     }
 
     /**
@@ -423,17 +395,7 @@ public interface AddressVector extends AutoCloseable
      */
     default InsertResult insertAllStrings(final List<String> addresses)
     {
-        AvConveniences.checkStrFormat(this, "fi_av_insert", "insertAll(List)");
-        AvConveniences.checkSynchronous(this, "fi_av_insert");
-        if (addresses == null)
-        {
-            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "addresses is null");
-        }
-        final int n = addresses.size();
-        final long[] fiAddr = new long[n];
-        final int[] errno = new int[n];
-        final int inserted = insert(addresses.toArray(new String[0]), fiAddr, Fi.SYNC_ERR, errno);
-        return new InsertResult(fiAddr, errno, inserted);
+        return AvConveniences.insertAllStrings(this, addresses);
     }
 
     /**
@@ -485,13 +447,7 @@ public interface AddressVector extends AutoCloseable
      */
     default OptionalLong findFiAddr(final InetSocketAddress address)
     {
-        AvConveniences.checkSockaddrFormat(this, "shmav_av_reverse_lookup", "findFiAddr(String)");
-        if (AvConveniences.unfit(addrFormat(), address) != null)
-        {
-            count(); // a closed handle still throws
-            return OptionalLong.empty();
-        }
-        return findFiAddr(Addresses.toSockaddr(address));
+        return AvConveniences.findFiAddr(this, address);
     }
 
     /**
@@ -503,12 +459,7 @@ public interface AddressVector extends AutoCloseable
      */
     default OptionalLong findFiAddr(final String address)
     {
-        AvConveniences.checkStrFormat(this, "shmav_av_reverse_lookup", "findFiAddr(InetSocketAddress)");
-        if (address == null)
-        {
-            throw new FabricException("shmav_av_reverse_lookup", FiErrno.EINVAL, "address is null");
-        }
-        return findFiAddr(Addresses.toStrAddr(address));
+        return AvConveniences.findFiAddr(this, address);
     }
 
     /**
@@ -542,12 +493,6 @@ public interface AddressVector extends AutoCloseable
      */
     default Stream<AvEntry> entries()
     {
-        final long[] fiAddrs;
-        try (AvSet all = openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build()))
-        {
-            fiAddrs = all.members();
-        }
-        return Arrays.stream(fiAddrs).mapToObj(fiAddr -> AvConveniences.entry(this, fiAddr))
-            .flatMap(Optional::stream);
+        return AvConveniences.entries(this);
     }
 }

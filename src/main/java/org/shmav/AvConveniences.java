@@ -5,7 +5,10 @@ import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Arrays;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
 
 /**
  * The work behind {@link AddressVector}'s Java conveniences, built only on its man-page methods, so
@@ -150,5 +153,104 @@ final class AvConveniences
             return null;
         }
         return b.limit(Math.min(len, addrlen));
+    }
+
+    /** See {@link AddressVector#insert}. */
+    static long insertAddress(final AddressVector av, final InetSocketAddress address)
+    {
+        checkSockaddrFormat(av, "fi_av_insert", "insert(String)");
+        final String unfit = unfit(av.addrFormat(), address);
+        if (unfit != null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, unfit);
+        }
+        return insertOne(av, Addresses.toSockaddr(address), address.toString());
+    }
+
+    /** See {@link AddressVector#insert}. */
+    static long insertString(final AddressVector av, final String address)
+    {
+        checkStrFormat(av, "fi_av_insert", "insert(InetSocketAddress)");
+        if (address == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, "address is null");
+        }
+        return insertOne(av, Addresses.toStrAddr(address), "'" + address + "'");
+    }
+
+    /** See {@link AddressVector#insert}. */
+    static InsertResult insertBatch(final AddressVector av, final ByteBuffer addrs, final int count)
+    {
+        checkSynchronous(av, "fi_av_insert");
+        if (count < 0)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "count=" + count + " must be >= 0");
+        }
+        final long[] fiAddr = new long[count];
+        final int[] errno = new int[count];
+        final int inserted = av.insert(addrs, count, fiAddr, Fi.SYNC_ERR, errno);
+        return new InsertResult(fiAddr, errno, inserted);
+    }
+
+    /** See {@link AddressVector#insertAll}. */
+    static InsertResult insertAll(final AddressVector av, final List<InetSocketAddress> addresses)
+    {
+        checkSockaddrFormat(av, "fi_av_insert", "insertAllStrings(List)");
+        if (addresses == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "addresses is null");
+        }
+        return av.insert(pack(av.addrFormat(), addresses), addresses.size());
+    }
+
+    /** See {@link AddressVector#insertAllStrings}. */
+    static InsertResult insertAllStrings(final AddressVector av, final List<String> addresses)
+    {
+        checkStrFormat(av, "fi_av_insert", "insertAll(List)");
+        checkSynchronous(av, "fi_av_insert");
+        if (addresses == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "addresses is null");
+        }
+        final int n = addresses.size();
+        final long[] fiAddr = new long[n];
+        final int[] errno = new int[n];
+        final int inserted = av.insert(addresses.toArray(new String[0]), fiAddr, Fi.SYNC_ERR, errno);
+        return new InsertResult(fiAddr, errno, inserted);
+    }
+
+    /** See {@link AddressVector#findFiAddr}. */
+    static OptionalLong findFiAddr(final AddressVector av, final InetSocketAddress address)
+    {
+        checkSockaddrFormat(av, "shmav_av_reverse_lookup", "findFiAddr(String)");
+        if (unfit(av.addrFormat(), address) != null)
+        {
+            av.count(); // a closed handle still throws
+            return OptionalLong.empty();
+        }
+        return av.findFiAddr(Addresses.toSockaddr(address));
+    }
+
+    /** See {@link AddressVector#findFiAddr}. */
+    static OptionalLong findFiAddr(final AddressVector av, final String address)
+    {
+        checkStrFormat(av, "shmav_av_reverse_lookup", "findFiAddr(InetSocketAddress)");
+        if (address == null)
+        {
+            throw new FabricException("shmav_av_reverse_lookup", FiErrno.EINVAL, "address is null");
+        }
+        return av.findFiAddr(Addresses.toStrAddr(address));
+    }
+
+    /** See {@link AddressVector#entries}. */
+    static Stream<AvEntry> entries(final AddressVector av)
+    {
+        final long[] fiAddrs;
+        try (AvSet all = av.openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build()))
+        {
+            fiAddrs = all.members();
+        }
+        return Arrays.stream(fiAddrs).mapToObj(fiAddr -> entry(av, fiAddr))
+            .flatMap(Optional::stream);
     }
 }
