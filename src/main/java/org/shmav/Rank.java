@@ -79,18 +79,28 @@ public final class Rank implements AutoCloseable
      * The rank of this process, from the variables of the launcher that started it (see the class
      * comment), or rank 0 of a job of one when no launcher did.
      *
+     * @return this process's rank, attached to the job's AV; close it to detach
      * @throws IllegalStateException when a launcher's variable is malformed or the job cannot be named
      * @throws FabricException       FI_ENOENT when avrun's AV does not exist, FI_EINVAL when it is too
      *                               small or holds another address format, FI_EBUSY when local rank 0
      *                               finds the job's AV exists already, FI_ETIMEDOUT when local rank 0
-     *                               did not create it within {@link #ATTACH_TIMEOUT}
+     *                               did not create it within {@link #ATTACH_TIMEOUT}, FI_EINTR when
+     *                               interrupted while waiting for it, FI_EIO when the node's ranks file
+     *                               cannot be created or joined
      */
     public static Rank fromEnvironment()
     {
         return fromEnvironment(System.getenv());
     }
 
-    /** {@link #fromEnvironment()} reading the variables from {@code env}. */
+    /**
+     * {@link #fromEnvironment()} reading the variables from {@code env}.
+     *
+     * @param env the launcher's variables, in place of {@link System#getenv()}
+     * @return this process's rank, attached to the job's AV; close it to detach
+     * @throws IllegalStateException as {@link #fromEnvironment()}
+     * @throws FabricException       as {@link #fromEnvironment()}
+     */
     public static Rank fromEnvironment(final Map<String, String> env)
     {
         return open(RankEnvironment.detect(env, RankEnvironment::hydraProxyOfThisProcess), ATTACH_TIMEOUT);
@@ -99,6 +109,15 @@ public final class Rank implements AutoCloseable
     /**
      * Attaches rank {@code rank} of a job of {@code size} ranks to the existing AV {@code avName} in
      * {@code directory} (what a rank started by avrun does).
+     *
+     * @param rank      this process's rank, 0 .. size-1
+     * @param size      the number of ranks in the job
+     * @param avName    the name of the AV the launcher created
+     * @param directory the directory that holds it
+     * @return the rank, attached to the AV; close it to detach (the AV stays)
+     * @throws IllegalArgumentException unless 0 &lt;= rank &lt; size
+     * @throws FabricException          FI_ENOENT when the AV does not exist; FI_EINVAL when it holds fewer
+     *                                  than {@code size} entries or another address format than FI_SOCKADDR_IN
      */
     public static Rank open(final int rank, final int size, final String avName, final Path directory)
     {
@@ -279,49 +298,49 @@ public final class Rank implements AutoCloseable
         }
     }
 
-    /** This process's rank, 0 .. size-1. */
+    /** {@return this process's rank, 0 .. size-1} */
     public int rank()
     {
         return job.rank();
     }
 
-    /** The number of ranks in the job. */
+    /** {@return the number of ranks in the job} */
     public int size()
     {
         return job.size();
     }
 
-    /** This process's rank among the ranks on its node, 0 .. localSize-1. */
+    /** {@return this process's rank among the ranks on its node, 0 .. localSize-1} */
     public int localRank()
     {
         return job.localRank();
     }
 
-    /** The number of ranks on this node (equal to {@link #size()} when the job runs on one node). */
+    /** {@return the number of ranks on this node} It equals {@link #size()} when the job runs on one node. */
     public int localSize()
     {
         return job.localSize();
     }
 
-    /** Whether the job spans several nodes: then the AV holds this node's ranks at fi_addr = local rank. */
+    /** {@return whether the job spans several nodes} Then the AV holds only this node's ranks, at fi_addr = local rank. */
     public boolean spansNodes()
     {
         return !job.oneNode();
     }
 
-    /** Which launcher started this process: {@code avrun}, {@code Open MPI mpirun}, ..., {@code no launcher}. */
+    /** {@return which launcher started this process: {@code avrun}, {@code Open MPI mpirun}, ..., {@code no launcher}} */
     public String launcher()
     {
         return job.launcher().description;
     }
 
-    /** Where this rank publishes in the AV: {@link #rank()} on one node, {@link #localRank()} across nodes. */
+    /** {@return where this rank publishes in the AV: {@link #rank()} on one node, {@link #localRank()} across nodes} */
     public long fiAddr()
     {
         return job.oneNode() ? job.rank() : job.localRank();
     }
 
-    /** The job's AV (this node's, across nodes), for calls beyond publish and peer (e.g. an AV set). */
+    /** {@return the job's AV (this node's, across nodes), for calls beyond publish and peer (e.g. an AV set)} */
     public AddressVector av()
     {
         return av;
@@ -331,8 +350,10 @@ public final class Rank implements AutoCloseable
      * Publishes this rank's address at {@link #fiAddr()} ({@link AddressVector#insertAt}).
      * Publishing the same address again is harmless.
      *
+     * @param address this rank's address; IPv4, as the AV holds FI_SOCKADDR_IN
      * @throws FabricException FI_EADDRINUSE when another address is already published there (two
-     *                         processes were given the same rank)
+     *                         processes were given the same rank); FI_EALREADY when another rank published
+     *                         this address; FI_EINVAL for an IPv6 address or a closed rank
      */
     public void publish(final InetSocketAddress address)
     {
@@ -343,7 +364,8 @@ public final class Rank implements AutoCloseable
      * Waits until every rank (of this node, across nodes) has published ({@link AddressVector#awaitCount}),
      * at most {@code timeout}.
      *
-     * @throws FabricException FI_ETIMEDOUT naming the ranks still missing
+     * @param timeout how long to wait at most
+     * @throws FabricException FI_ETIMEDOUT naming the ranks still missing; FI_EINVAL on a closed rank
      */
     public void awaitAll(final Duration timeout)
     {
@@ -354,7 +376,7 @@ public final class Rank implements AutoCloseable
         }
     }
 
-    /** The ranks (local ranks, across nodes) whose address is not in the AV yet. */
+    /** {@return the ranks (local ranks, across nodes) whose address is not in the AV yet, in ascending order} */
     public List<Integer> missingRanks()
     {
         final List<Integer> missing = new ArrayList<>();
@@ -376,6 +398,9 @@ public final class Rank implements AutoCloseable
     /**
      * The address rank {@code peer} published ({@link AddressVector#lookup} of fi_addr {@code peer}).
      *
+     * @param peer a rank, 0 .. size-1
+     * @return the address that rank published
+     * @throws IllegalArgumentException when {@code peer} is outside 0 .. size-1
      * @throws FabricException FI_EINVAL when that rank has not published (yet); FI_EOPNOTSUPP when the
      *                         job spans nodes (use {@link #nodePeer(int)})
      */
@@ -398,7 +423,11 @@ public final class Rank implements AutoCloseable
      * The address at fi_addr {@code fiAddr} of this node's AV: the rank of that number on one node, the
      * local rank of that number across nodes.
      *
-     * @throws FabricException FI_EINVAL when nobody has published there (yet)
+     * @param fiAddr a rank on one node, a local rank across nodes
+     * @return the address published there
+     * @throws IllegalArgumentException when {@code fiAddr} is outside the node's AV (0 .. size-1 on one node,
+     *                                  0 .. localSize-1 across nodes)
+     * @throws FabricException          FI_EINVAL when nobody has published there (yet)
      */
     public InetSocketAddress nodePeer(final int fiAddr)
     {
@@ -414,6 +443,9 @@ public final class Rank implements AutoCloseable
     /**
      * Closes the AV handle and the domain. Under avrun the AV stays (the launcher removes it); under
      * another launcher the last local rank to close removes it.
+     *
+     * @throws FabricException FI_EIO when this rank cannot tell whether it left last (the AV stays, for
+     *                         {@code shmav gc}); FI_EBUSY while an endpoint or AV set still references the AV
      */
     @Override
     public void close()

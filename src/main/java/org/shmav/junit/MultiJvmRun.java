@@ -55,7 +55,13 @@ public final class MultiJvmRun
         this.directory = b.directory != null ? b.directory : DomainAttr.defaultShmDirectory();
     }
 
-    /** A run of {@code method} (declared by, or inherited into, {@code testClass}); 2 ranks, 60 s by default. */
+    /**
+     * A run of {@code method} (declared by, or inherited into, {@code testClass}); 2 ranks, 60 s by default.
+     *
+     * @param testClass the class whose new instance each rank runs the method on
+     * @param method    the test method, taking a {@link org.shmav.Rank} or nothing
+     * @return a builder for the run
+     */
     public static Builder builder(final Class<?> testClass, final Method method)
     {
         return new Builder(testClass, method);
@@ -64,7 +70,12 @@ public final class MultiJvmRun
     /**
      * Runs the ranks and waits for them (at most the timeout, plus the few seconds stopping takes).
      *
-     * @throws AssertionError when a rank failed, a rank JVM exited with another status, or the timeout passed
+     * @throws AssertionError       when a rank failed, a rank JVM exited with another status, or the timeout passed
+     * @throws IllegalStateException when the job cannot be set up (its AV exists already or cannot be created,
+     *                               or the directory is unusable)
+     * @throws IOException           when the temporary directory of the ranks' failure reports cannot be
+     *                               created, read or removed
+     * @throws InterruptedException  when this thread is interrupted while waiting for the ranks (they are stopped)
      */
     public void run() throws IOException, InterruptedException
     {
@@ -191,7 +202,13 @@ public final class MultiJvmRun
             this.method = Objects.requireNonNull(method, "method");
         }
 
-        /** Number of rank JVMs, at least 1. */
+        /**
+         * Number of rank JVMs, at least 1.
+         *
+         * @param ranks the number of ranks
+         * @return this builder
+         * @throws IllegalArgumentException when {@code ranks} is less than 1
+         */
         public Builder ranks(final int ranks)
         {
             if (ranks < 1)
@@ -202,7 +219,13 @@ public final class MultiJvmRun
             return this;
         }
 
-        /** Bound on the whole run; positive. */
+        /**
+         * Bound on the whole run; positive.
+         *
+         * @param timeout the bound
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is zero or negative
+         */
         public Builder timeout(final Duration timeout)
         {
             if (timeout.isNegative() || timeout.isZero())
@@ -213,20 +236,31 @@ public final class MultiJvmRun
             return this;
         }
 
-        /** Extra JVM options of every rank. */
+        /**
+         * Extra JVM options of every rank.
+         *
+         * @param jvmArgs the options, e.g. {@code -Xmx64m}
+         * @return this builder
+         */
         public Builder jvmArgs(final List<String> jvmArgs)
         {
             this.jvmArgs = List.copyOf(jvmArgs);
             return this;
         }
 
-        /** Directory of the run's AV (default: {@link DomainAttr#defaultShmDirectory()}). */
+        /**
+         * Directory of the run's AV.
+         *
+         * @param directory the directory, or null for {@link DomainAttr#defaultShmDirectory()}
+         * @return this builder
+         */
         public Builder directory(final Path directory)
         {
             this.directory = directory;
             return this;
         }
 
+        /** {@return the run, ready to {@link MultiJvmRun#run()}} */
         public MultiJvmRun build()
         {
             return new MultiJvmRun(this);

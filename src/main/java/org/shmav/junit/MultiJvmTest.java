@@ -36,12 +36,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(MultiJvmExtension.class)
 public @interface MultiJvmTest
 {
-    /** Number of child JVMs (ranks). */
+    /** {@return the number of child JVMs (ranks)} */
     int ranks() default 2;
 
-    /** Bound on the whole run, JVM starts included; then every rank is killed and the test fails. */
+    /** {@return the bound on the whole run in seconds, JVM starts included} Then every rank is killed and the test fails. */
     int timeoutSeconds() default 60;
 
-    /** Extra JVM options for every rank, e.g. {@code -Dsome.property=value} or {@code -Xmx64m}. */
+    /** {@return extra JVM options for every rank, e.g. {@code -Dsome.property=value} or {@code -Xmx64m}} */
     String[] jvmArgs() default {};
 }

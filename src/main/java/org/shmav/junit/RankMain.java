@@ -25,6 +25,11 @@ public final class RankMain
     {
     }
 
+    /**
+     * Runs the test method and exits: 0 when it returned, 1 when it threw, 2 for bad arguments.
+     *
+     * @param args test class, method name, report directory
+     */
     public static void main(final String[] args)
     {
         if (args.length != 3)
