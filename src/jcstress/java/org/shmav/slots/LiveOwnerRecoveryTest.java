@@ -12,6 +12,7 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJJJJJJJ_Result;
+import org.shmav.FabricException;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.SlotDescriptor;
 
@@ -19,9 +20,10 @@ import org.shmav.shm.SlotDescriptor;
  * Takeover racing a live owner: writer {@code owner} (its entry's lock held in the local liveness)
  * inserts A while a recoverer runs recoverDead() and then recoverAttacher(owner). A dead writer
  * (lock free) holds slot 0 CLAIMED, so the recoverer has real work: it must undo that claim, and
- * nothing of the live owner's. Results: A's slot, slots repaired by recoverDead(), by
- * recoverAttacher(owner), checked count(), what A's slot holds (1 A, 0 nothing, 9 else), 1 when the
- * owner's entry still holds its token, 1 when its lock is still held, 1 when the dead entry was freed.
+ * nothing of the live owner's. Results: A's slot (-EIO when the owner's insert found its entry taken
+ * from it), slots repaired by recoverDead(), by recoverAttacher(owner), checked count(), what A's
+ * slot holds (1 A, 0 nothing, 9 else), 1 when the owner's entry still holds its token, 1 when its
+ * lock is still held, 1 when the dead entry was freed.
  */
 @JCStressTest
 @Description("Recovery never touches a live owner's entry or slots, even mid-insert.")
@@ -50,7 +52,14 @@ public class LiveOwnerRecoveryTest
     @Actor
     public void owner(final JJJJJJJJ_Result r)
     {
-        r.r1 = av.insert(owner, a);
+        try
+        {
+            r.r1 = av.insert(owner, a);
+        }
+        catch (final FabricException e)
+        {
+            r.r1 = -e.errno(); // FI_EIO: the owner found its entry taken from it
+        }
     }
 
     @Actor
