@@ -1,5 +1,5 @@
 /*
- * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 1.x).
+ * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 2.x).
  *
  * A named AV is one file (by default in /dev/shm) whose binary layout is documented in the
  * project's shm-layout.md and owned by org.shmav.shm.AvFileDescriptor, SlotDescriptor,
@@ -7,6 +7,10 @@
  * does: it maps it read-only, takes no attacher entry, never writes, and refuses the file unless
  * every check that org.shmav.shm.AvLayout.read (and SharedAvFile.attach/map) makes passes, so that
  * no offset taken from the file can point outside the mapping.
+ *
+ * Layout 2 tells writers' liveness by record locks on their attacher entries (tokens are random,
+ * non-zero); a reader needs none of that and takes no lock. Unlike a Java FI_READ opener it does not
+ * hold the readers' shared lock (header byte 3072) either, so 'shmav rm' and 'shmav gc' do not see it.
  *
  *     shmav_av av;
  *     char err[256];
@@ -53,8 +57,8 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
 
 #define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
-#define SHMAV_VERSION_MAJOR       1u
-#define SHMAV_VERSION_MINOR       1u
+#define SHMAV_VERSION_MAJOR       2u
+#define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
 #define SHMAV_SECTION_ALIGNMENT   4096u
 #define SHMAV_MAX_CAPACITY        (1ULL << 28)
@@ -253,11 +257,17 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
     const uint32_t version = shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire);
     if (version >> 16 != SHMAV_VERSION_MAJOR) /* also refuses 0: not ready */
     {
-        return shmav__fail(err, errlen, EINVAL, "layout version %u.%u is not supported: app=%u.%u file=%u.%u",
+        /* The same text as AvLayout.read. A reader of layout 2 could read a 1.x file's entries, but Java
+         * refuses it (its writers' pid liveness test would rob layout-2 writers), and so does this reader. */
+        return shmav__fail(err, errlen, EINVAL, "layout version %u.%u is not supported: app=%u.%u file=%u.%u%s",
             version >> 16, version & 0xffffu, SHMAV_VERSION_MAJOR, SHMAV_VERSION_MINOR, version >> 16,
-            version & 0xffffu);
+            version & 0xffffu,
+            version >> 16 < SHMAV_VERSION_MAJOR
+                ? " (written by an older shmav, whose liveness test is unsafe next to this one: stop its "
+                  "processes, remove the AV with 'shmav rm' and create it again)"
+                : " (written by a newer shmav: use that version in every process of the job)");
     }
-    /* Any minor version of major 1 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
+    /* Any minor version of major 2 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
     const uint32_t header_length = shmav__u32(base, SHMAV_H_HEADER_LENGTH);
     SHMAV__CHECK(header_length == SHMAV_HEADER_LENGTH, "headerLength", header_length);
     const uint32_t format = shmav__u32(base, SHMAV_H_ADDR_FORMAT);
@@ -279,9 +289,8 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
     /* Recompute the whole layout from the free parameters and require the file to agree field by
      * field (AvLayout.compute): every offset is then in bounds. No overflow: every factor is bounded. */
     const uint64_t buckets = shmav__u64(base, SHMAV_H_HASH_BUCKETS);
-    const uint64_t buckets_11 = shmav__hash_buckets_for(capacity);
-    /* two buckets per slot since layout 1.1, four in a 1.0 file; AvLayout.read accepts either for any minor */
-    SHMAV__CHECK(buckets == buckets_11 || buckets == 2 * buckets_11, "hashBuckets", (int64_t)buckets);
+    /* exactly two buckets per slot, rounded up to a power of two (layout 1.0's four per slot is gone) */
+    SHMAV__CHECK(buckets == shmav__hash_buckets_for(capacity), "hashBuckets", (int64_t)buckets);
     const uint32_t addr_len = shmav__format_addr_len(format);
     const uint32_t slot_length = (uint32_t)shmav__align(SHMAV_SLOT_ADDR + shmav__align(addr_len, 8), 64);
     const uint64_t attachers_offset = SHMAV_HEADER_LENGTH;
@@ -571,24 +580,29 @@ static inline int shmav_av_next(const shmav_av *av, uint64_t *cursor, uint64_t *
  * Entries valid now: the sum of the journal deltas of attacher entries 0 .. attachersHighWater - 1
  * (the high water clamped to attachersCapacity, as the Java count does). The deltas are signed
  * 32-bit and summed modulo 2^32: one attacher's delta may wrap while the AV's true count, below
- * 2^31, is still exact. The sum is not atomic: while writers insert and remove, it is the count of
- * some interleaving of their journals.
+ * 2^31, is still exact. The sum, read as a signed 32-bit number, is clamped at 0, as Attachers.count
+ * does: a sum caught between a removal and the publish it undoes reads 0, not -1 (or 2^32 - 1). The
+ * sum is not atomic: while writers insert and remove, it is the count of some interleaving of their
+ * journals. Never above INT32_MAX.
  */
 static inline uint32_t shmav_av_count(const shmav_av *av)
 {
-    uint64_t high_water = shmav__load64(av->base, SHMAV_H_ATTACHERS_HIGH_WATER, memory_order_acquire);
-    if (high_water > av->attachers_capacity)
+    /* Java reads the high water as a signed long: a value with bit 63 set is negative and sums nothing. */
+    const int64_t stored_high_water =
+        (int64_t)shmav__load64(av->base, SHMAV_H_ATTACHERS_HIGH_WATER, memory_order_acquire);
+    int64_t high_water = stored_high_water < 0 ? 0 : stored_high_water;
+    if (high_water > (int64_t)av->attachers_capacity)
     {
         high_water = av->attachers_capacity;
     }
     uint32_t sum = 0;
-    for (uint64_t a = 0; a < high_water; a++)
+    for (uint64_t a = 0; a < (uint64_t)high_water; a++)
     {
         const uint64_t journal = shmav__load64(av->base,
             av->attachers_offset + a * SHMAV_ATTACHER_LENGTH + SHMAV_ATTACHER_JOURNAL, memory_order_acquire);
         sum += (uint32_t)(journal >> 32);
     }
-    return sum;
+    return sum > (uint32_t)INT32_MAX ? 0 : sum; /* negative as an i32: clamped at 0 */
 }
 
 /** The change counter: bumped after every publish and every removal (acquire). */

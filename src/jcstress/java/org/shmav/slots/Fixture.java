@@ -27,7 +27,13 @@ final class Fixture
 
     Fixture(final long capacity)
     {
-        final AvLayout layout = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, capacity, 4, 0, 0);
+        this(capacity, 0, 0);
+    }
+
+    /** With an auth-key section of {@code authKeys} keys of {@code authKeySize} bytes. */
+    Fixture(final long capacity, final int authKeySize, final int authKeys)
+    {
+        final AvLayout layout = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, capacity, 4, authKeySize, authKeys);
         // Region.allocatePrivate, but on the heap: jcstress keeps thousands of states alive, more than the
         // direct-memory limit allows. CAS through the VarHandle works the same on aligned heap buffers.
         final Memory m = new Memory(ByteBuffer.allocate((int)layout.fileLength()));
@@ -41,6 +47,57 @@ final class Fixture
     long insert(final SlotTable.Writer w, final ByteBuffer address)
     {
         return table.insert(w, address, 0, LEN, -1L, Long.MIN_VALUE, 0);
+    }
+
+    /**
+     * Another process's view of the slot protocol over the same memory: a remover of its own, as a
+     * recoverer in another JVM would use (they hold no state of their own).
+     */
+    SlotRemover otherRemover()
+    {
+        final Memory m = region.memory();
+        final AvLayout layout = region.layout();
+        return new SlotRemover(m, layout, new DedupIndex(m, layout, new SlotReader(m, layout)), new FreeSlots(m, layout));
+    }
+
+    /**
+     * Writer {@code w} claims the lowest FREE slot (the real claim CAS, recorded in {@code w}), fills
+     * it with {@code address} and indexes it, as an insert does right before its publish; the slot.
+     */
+    long claimFilledIndexed(final SlotTable.Writer w, final ByteBuffer address)
+    {
+        final Memory m = region.memory();
+        final AvLayout layout = region.layout();
+        final long index = new FreeSlots(m, layout).claimLowest(w);
+        final int slot = layout.slot(index);
+        m.putInt(slot + SlotDescriptor.ADDR_LEN_OFFSET, LEN);
+        m.copyIn(slot + SlotDescriptor.ADDR_OFFSET, address, 0, LEN);
+        m.putLong(slot + SlotDescriptor.AUTH_KEY_OFFSET, -1L);
+        m.putLong(slot + SlotDescriptor.USER_ID_OFFSET, -1L);
+        final long hash = DedupIndex.hash(address, 0, LEN, -1L);
+        final long mask = new DedupIndex(m, layout, new SlotReader(m, layout)).bucketMask();
+        for (long b = hash & mask; ; b = (b + 1) & mask)
+        {
+            if (m.compareAndSetLong(layout.bucket(b), DedupIndex.EMPTY, ((hash >>> 32) << 32) | (index + 1)))
+            {
+                return index;
+            }
+        }
+    }
+
+    /** Slots whose map_addr entry disagrees with their state: VALID slot i maps to i (map base 0), others to -1. */
+    long mapMismatches()
+    {
+        long bad = 0;
+        for (long i = 0; i < table.capacity(); i++)
+        {
+            final boolean valid = SlotDescriptor.state(table.stateWord(i)) == SlotDescriptor.VALID;
+            if (table.mapEntry(i) != (valid ? i : -1L))
+            {
+                bad++;
+            }
+        }
+        return bad;
     }
 
     /** References held by slot {@code index}, 0 unless VALID. */

@@ -408,6 +408,17 @@ final class SlotInserter
             giveBackClaim(w);
             return found; // the address was inserted meanwhile (reference taken), INDEX_FULL or -errno
         }
+        return publish(w, index, mapBase);
+    }
+
+    /**
+     * Publishes writer {@code w}'s claim of slot {@code index}, filled and indexed: map_addr, journal
+     * OP_PUBLISH, then the CAS from the claim word. The slot, or -EAGAIN when the claim was taken over.
+     * Package-private for jcstress, which races it against a takeover.
+     */
+    long publish(final SlotTable.Writer w, final long index, final long mapBase)
+    {
+        final int slot = layout.slot(index);
         m.setLongRelease(layout.map(index), mapBase + index);
         final long delta = w.delta();
         w.journal(journal(delta, OP_PUBLISH, index));

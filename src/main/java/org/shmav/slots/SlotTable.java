@@ -324,6 +324,15 @@ public final class SlotTable
         return recovery.recoverAttacher(a);
     }
 
+    /**
+     * The publishing step alone of writer {@code w}'s insert into the slot it holds CLAIMED, filled and
+     * indexed (jcstress): the slot, or -EAGAIN when its claim was taken over.
+     */
+    long publishClaim(final Writer w, final long mapBase)
+    {
+        return inserter.publish(w, w.claimedSlot, mapBase);
+    }
+
     /** The hash of an address and its auth-key handle (shm-layout.md, HASH). */
     public static long hash(final ByteBuffer src, final int off, final int len, final long authKey)
     {

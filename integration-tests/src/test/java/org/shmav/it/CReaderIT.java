@@ -256,6 +256,41 @@ class CReaderIT
         final Result h = runReader(dir.path().resolve("high").toString());
         assertEquals(0, h.code, h::toString);
         assertTrue(h.out.endsWith("\ncount 3\n"), h::toString);
+        // attachersHighWater with bit 63 set: negative as Java's long, so nothing is summed (count 0), in both.
+        final ByteBuffer negativeHigh = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        negativeHigh.putLong(320, 1L << 63 | 1);
+        Files.write(dir.path().resolve("neghigh"), negativeHigh.array());
+        assertEquals(3, compareWithJava(null, "neghigh"));
+        assertTrue(runReader(dir.path().resolve("neghigh").toString()).out.endsWith("\ncount 0\n"));
+    }
+
+    @Test
+    void shouldClampANegativeCountAtZeroAsJavaDoes() throws Exception
+    {
+        final byte[] good = goodFile();
+        final int journal0 = 4096 + 8;
+        final int journal1 = 4096 + 64 + 8;
+        // Deltas 3 and -5: the sum is -2 as an i32 (2^32 - 2 modulo 2^32), which both read as 0.
+        final ByteBuffer negative = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        negative.putLong(journal1, -5L << 32).putLong(320, 2);
+        Files.write(dir.path().resolve("negative"), negative.array());
+        assertEquals(3, compareWithJava(null, "negative"));
+        final Result n = runReader(dir.path().resolve("negative").toString());
+        assertTrue(n.out.endsWith("\ncount 0\n"), n::toString);
+        // The sum 2^31 exactly (deltas 2^31 - 1 and 1): INT32_MIN as an i32, clamped to 0 too.
+        final ByteBuffer min = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        min.putLong(journal0, 0x7FFF_FFFFL << 32).putLong(journal1, 1L << 32).putLong(320, 2);
+        Files.write(dir.path().resolve("min"), min.array());
+        assertEquals(3, compareWithJava(null, "min"));
+        final Result m = runReader(dir.path().resolve("min").toString());
+        assertTrue(m.out.endsWith("\ncount 0\n"), m::toString);
+        // The largest count, 2^31 - 1: not clamped.
+        final ByteBuffer max = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        max.putLong(journal0, 0x7FFF_FFFEL << 32).putLong(journal1, 1L << 32).putLong(320, 2);
+        Files.write(dir.path().resolve("max"), max.array());
+        assertEquals(3, compareWithJava(null, "max"));
+        final Result x = runReader(dir.path().resolve("max").toString());
+        assertTrue(x.out.endsWith("\ncount 2147483647\n"), x::toString);
     }
 
     @Test
@@ -265,7 +300,14 @@ class CReaderIT
         final int seg = 512;
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
-            new Corruption("major version 2", putInt(8, 2 << 16), "layout version 2.0 is not supported: app=1.1 file=2.0"),
+            new Corruption("layout 1.1 (an older shmav)", putInt(8, 1 << 16 | 1),
+                "layout version 1.1 is not supported: app=2.0 file=1.1 (written by an older shmav"),
+            new Corruption("layout 1.0 (an older shmav)", putInt(8, 1 << 16),
+                "layout version 1.0 is not supported: app=2.0 file=1.0 (written by an older shmav"),
+            new Corruption("major version 3 (a newer shmav)", putInt(8, 3 << 16),
+                "layout version 3.0 is not supported: app=2.0 file=3.0 (written by a newer shmav"),
+            new Corruption("major version 0, minor 1", putInt(8, 1),
+                "layout version 0.1 is not supported: app=2.0 file=0.1"),
             new Corruption("headerLength", putInt(12, 8192), "corrupt header: headerLength=8192"),
             new Corruption("addrFormat FI_ADDR_PSMX", putInt(16, 5), "corrupt header: addrFormat=5"),
             new Corruption("addrFormat FI_SOCKADDR_IN6", putInt(16, 3), "corrupt header: addrLen=16"),
@@ -284,6 +326,9 @@ class CReaderIT
             new Corruption("authKeysCapacity 10", putInt(92, 10), "corrupt header: hashOffset="),
             new Corruption("segmentCount 2", putInt(128, 2), "corrupt header: segmentCount=2"),
             new Corruption("hashBuckets 48", putLong(120, 48), "corrupt header: hashBuckets=48"),
+            // the four buckets per slot of layout 1.0 (the hash section would still fit its one page)
+            new Corruption("hashBuckets 32", putLong(120, 32), "corrupt header: hashBuckets=32"),
+            new Corruption("hashBuckets 8", putLong(120, 8), "corrupt header: hashBuckets=8"),
             new Corruption("addrLen", putInt(20, 17), "corrupt header: addrLen=17"),
             new Corruption("slotLength", putInt(28, 128), "corrupt header: slotLength=128"),
             new Corruption("attachersOffset", putLong(96, 8192), "corrupt header: attachersOffset=8192"),
@@ -316,17 +361,11 @@ class CReaderIT
         assertEquals(2, missing.code, missing::toString);
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
-        // Accepted by both: a later minor version of layout 1 (AvLayout.read accepts any 1.x).
+        // Accepted by both: a later minor version of layout 2 (AvLayout.read accepts any 2.x).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 1 << 16 | 7);
+        minor.putInt(8, 2 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
-        // Accepted by both: a 1.1 file with the four buckets per slot of layout 1.0 (here the hash section
-        // still fits its one page, so every offset and the length agree).
-        final ByteBuffer buckets = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        buckets.putLong(120, 32);
-        Files.write(dir.path().resolve("buckets"), buckets.array());
-        assertEquals(3, compareWithJava(null, "buckets"));
 
         // Version 0 (not ready): both wait about 2 s for it, then refuse the file.
         final ByteBuffer notReady = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
