@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +22,6 @@ import org.shmav.AvAttr;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
-import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AttacherDescriptor;
@@ -267,26 +265,10 @@ class FrozenWriterIT
     /** count() equals the entries, the child's are as many as it holds, this JVM's as many as it holds. */
     private static void verify(final AddressVector av, final int childLive, final int myLive)
     {
-        final int[] entries = new int[MY_ID + 1];
-        int valid = 0;
-        final ByteBuffer buf = ByteBuffer.allocate(16);
-        for (long fi = 0; fi < CAPACITY; fi++)
-        {
-            try
-            {
-                av.lookup(fi, buf.clear());
-            }
-            catch (final FabricException e)
-            {
-                assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
-                continue;
-            }
-            valid++;
-            final int w = LivenessWriter.writerOf(buf);
-            assertTrue(w == 1 || w == MY_ID, "fi_addr " + fi + " holds an address of no writer");
-            entries[w]++;
-        }
-        assertEquals(valid, av.count(), "count() against the entries");
+        final long[] nobody = new long[1];
+        final int[] entries = LivenessWriter.entriesByWriter(av, CAPACITY, MY_ID, nobody);
+        assertTrue(entries != null && entries[2] == 0, "fi_addr " + nobody[0] + " holds an address of no writer");
+        assertEquals(entries[0], av.count(), "count() against the entries");
         assertEquals(childLive, entries[1], "the child's entries");
         assertEquals(myLive, entries[MY_ID], "this JVM's entries");
     }

@@ -49,6 +49,41 @@ public final class LivenessWriter
         return Addresses.toSockaddr(new InetSocketAddress(ip, 1 + (int)((seq >> 16) & 0x7FFF)));
     }
 
+    /**
+     * Every entry of {@code av}'s fi_addr 0 .. capacity-1, counted by writer: element w for writer w
+     * (1 .. maxWriter), element 0 for all; an entry of no writer fails {@code check}'s caller.
+     * Returns null when some entry is nobody's, with {@code nobody[0]} its fi_addr.
+     */
+    static int[] entriesByWriter(final AddressVector av, final long capacity, final int maxWriter, final long[] nobody)
+    {
+        final int[] entries = new int[maxWriter + 1];
+        final ByteBuffer buf = ByteBuffer.allocate(16);
+        for (long fi = 0; fi < capacity; fi++)
+        {
+            try
+            {
+                av.lookup(fi, buf.clear());
+            }
+            catch (final FabricException e)
+            {
+                if (e.errno() != FiErrno.EINVAL)
+                {
+                    throw e;
+                }
+                continue;
+            }
+            final int w = writerOf(buf);
+            if (w < 1 || w > maxWriter)
+            {
+                nobody[0] = fi;
+                return null;
+            }
+            entries[0]++;
+            entries[w]++;
+        }
+        return entries;
+    }
+
     /** The writer id of an address of {@link #address}, or -1 when it is none of theirs. */
     static int writerOf(final ByteBuffer sockaddr)
     {
