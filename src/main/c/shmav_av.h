@@ -9,8 +9,10 @@
  * no offset taken from the file can point outside the mapping.
  *
  * Layout 2 tells writers' liveness by record locks on their attacher entries (tokens are random,
- * non-zero); a reader needs none of that and takes no lock. Unlike a Java FI_READ opener it does not
- * hold the readers' shared lock (header byte 3072) either, so 'shmav rm' and 'shmav gc' do not see it.
+ * non-zero); a reader needs none of that. Like a Java FI_READ opener it holds a shared record lock
+ * on the readers' byte (header byte 3072) until shmav_av_close, so that 'shmav rm' and 'shmav gc'
+ * see it: an open file description lock (F_OFD_SETLK, define _GNU_SOURCE) where the C library has
+ * one, else a POSIX lock (F_SETLK), which closing any other descriptor of the file would drop.
  *
  *     shmav_av av;
  *     char err[256];
@@ -60,6 +62,8 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_VERSION_MAJOR       2u
 #define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
+/* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
+#define SHMAV_READERS_LOCK_OFFSET 3072
 #define SHMAV_SECTION_ALIGNMENT   4096u
 #define SHMAV_MAX_CAPACITY        (1ULL << 28)
 #define SHMAV_MAX_ATTACHERS       (1u << 16)
@@ -136,6 +140,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 typedef struct shmav_av
 {
     const unsigned char *base; /* the read-only mapping of the whole file */
+    int fd;                    /* open while the reader holds the readers' lock; -1 when it has none */
     size_t length;             /* = fileLength = the file size at open */
     uint32_t version;          /* major << 16 | minor */
     uint32_t addr_format;      /* SHMAV_FI_SOCKADDR_IN, _IN6 or SHMAV_FI_ADDR_STR */
@@ -358,6 +363,39 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
 }
 
 /**
+ * Takes a shared record lock on the readers' byte of the file open on {@code fd}, never blocking: a
+ * tool's test holds it exclusively for an instant, so it is tried for up to 100 ms. True when held.
+ */
+static inline int shmav__hold_readers_lock(int fd)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = SHMAV_READERS_LOCK_OFFSET;
+    fl.l_len = 1;
+#ifdef F_OFD_SETLK
+    const int cmd = F_OFD_SETLK;
+#else
+    const int cmd = F_SETLK;
+#endif
+    const struct timespec pause = {0, 1000000};
+    for (int attempt = 0; attempt < 100; attempt++)
+    {
+        if (fcntl(fd, cmd, &fl) == 0)
+        {
+            return 1;
+        }
+        if (errno != EAGAIN && errno != EACCES && errno != EINTR)
+        {
+            return 0;
+        }
+        nanosleep(&pause, NULL);
+    }
+    return 0;
+}
+
+/**
  * Opens the AV file at {@code path} read-only and checks it (shmav_av_check). Like a Java FI_READ
  * opener: no symbolic link (O_NOFOLLOW), a regular file only (checked with fstat; O_NONBLOCK keeps
  * a FIFO from blocking the open), at most 2^31-1 bytes, mapped PROT_READ / MAP_SHARED; a file whose
@@ -406,9 +444,9 @@ static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_
     const size_t length = (size_t)st.st_size;
     void *p = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, 0);
     const int map_errno = errno;
-    close(fd); /* the mapping stays */
     if (p == MAP_FAILED)
     {
+        close(fd);
         return shmav__fail(err, errlen, map_errno, "cannot map '%s': %s", path, strerror(map_errno));
     }
     const unsigned char *base = (const unsigned char *)p;
@@ -423,6 +461,7 @@ static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_
             if (waited >= SHMAV_READY_WAIT_MS)
             {
                 munmap(p, length);
+                close(fd);
                 return shmav__fail(err, errlen, EINVAL,
                     "named AV '%s' never became ready (version word is 0): its creator died; remove it with "
                     "'shmav rm'", path);
@@ -435,18 +474,28 @@ static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_
     if (rc != 0)
     {
         munmap(p, length);
+        close(fd);
         memset(av, 0, sizeof *av);
         return rc;
+    }
+    av->fd = shmav__hold_readers_lock(fd) ? fd : -1;
+    if (av->fd < 0)
+    {
+        close(fd); /* still a reader, one that tools cannot see */
     }
     return 0;
 }
 
-/** Unmaps the file. The AV itself is untouched (a reader never writes). */
+/** Unmaps the file and gives back the readers' lock. The AV itself is untouched (a reader never writes). */
 static inline void shmav_av_close(shmav_av *av)
 {
     if (av->base != NULL)
     {
         munmap((void *)(uintptr_t)av->base, av->length);
+    }
+    if (av->base != NULL && av->fd >= 0)
+    {
+        close(av->fd); /* releases the lock */
     }
     memset(av, 0, sizeof *av);
 }

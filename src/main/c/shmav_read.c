@@ -24,7 +24,7 @@
  *   FI_ADDR_STR     "seed-%08x-" s, then the hex digits (%016llx) of sm64(s + 1), sm64(s + 2), ...
  *                   cut at 24 + sm64(s) % 100 characters, then the NUL
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* F_OFD_SETLK: the readers' lock belongs to this reader's descriptor */
 
 #include "shmav_av.h"
 

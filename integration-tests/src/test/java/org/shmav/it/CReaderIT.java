@@ -556,6 +556,39 @@ class CReaderIT
         return entries;
     }
 
+    @Test
+    void shouldBeSeenAsAReaderByShmavRmAndGc() throws Exception
+    {
+        try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN);
+             AddressVector av = d.openAv(AvAttr.builder().name("held").count(64).build()))
+        {
+            CReaderChurn.insert(av, AddrFormat.SOCKADDR_IN, 1);
+        }
+        // No writer has it open now: only the C reader, watching for 3 s, holds it.
+        final Process watcher = new ProcessBuilder(reader.toString(), "--watch-torn", "3",
+            dir.path().resolve("held").toString()).redirectErrorStream(true)
+            .redirectOutput(logs.path().resolve("held-reader.out").toFile()).start();
+        try
+        {
+            Thread.sleep(500); // it opened the AV (a run with nothing held would let rm below succeed)
+            assertTrue(watcher.isAlive(), "the C reader exited early");
+            final StringWriter out = new StringWriter();
+            final int rm = ShmavCli.execute(new PrintWriter(out), new PrintWriter(out), "--dir", dir.path().toString(),
+                "rm", "held");
+            assertEquals(7, rm, "shmav rm of an AV a C reader has open: " + out);
+            assertTrue(out.toString().contains("FI_READ readers"), out.toString());
+            assertTrue(watcher.waitFor(30, TimeUnit.SECONDS), "the C reader did not finish");
+            assertEquals(0, watcher.exitValue());
+            assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(out), "--dir", dir.path().toString(),
+                "rm", "held"), "rm once the reader is gone: " + out);
+        }
+        finally
+        {
+            watcher.destroyForcibly();
+            watcher.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
     /** The "key number" lines of --watch-torn. */
     private static Map<String, Long> stats(final String out)
     {
