@@ -161,12 +161,6 @@ public final class AvFileChannel
         return channel(write);
     }
 
-    /** The name the file was opened under. */
-    public Path file()
-    {
-        return file;
-    }
-
     /**
      * Takes the exclusive lock of the byte at {@code position} for this JVM, without blocking. False
      * when another process or this JVM holds it, or the test failed.

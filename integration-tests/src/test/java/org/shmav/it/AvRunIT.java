@@ -11,6 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
@@ -194,7 +195,8 @@ class AvRunIT
             {
                 Thread.sleep(20);
             }
-            assertTrue(new ProcessBuilder("sh", "-c", "kill -s " + signal + " " + avrun.pid()).start().waitFor() == 0);
+            final Process kill = new ProcessBuilder("sh", "-c", "kill -s " + signal + " " + avrun.pid()).start();
+            assertTrue(kill.waitFor(30, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -s " + signal);
             assertEquals(signal.equals("INT") ? 130 : 143, avrun.waitFor(WAIT), avrun::stderr);
             for (int r = 0; r < 3; r++)
             {

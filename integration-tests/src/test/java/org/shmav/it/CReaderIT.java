@@ -273,24 +273,24 @@ class CReaderIT
         // Deltas 3 and -5: the sum is -2 as an i32 (2^32 - 2 modulo 2^32), which both read as 0.
         final ByteBuffer negative = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         negative.putLong(journal1, -5L << 32).putLong(320, 2);
-        Files.write(dir.path().resolve("negative"), negative.array());
-        assertEquals(3, compareWithJava(null, "negative"));
-        final Result n = runReader(dir.path().resolve("negative").toString());
-        assertTrue(n.out.endsWith("\ncount 0\n"), n::toString);
+        assertBothCount("negative", negative, 0);
         // The sum 2^31 exactly (deltas 2^31 - 1 and 1): INT32_MIN as an i32, clamped to 0 too.
         final ByteBuffer min = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         min.putLong(journal0, 0x7FFF_FFFFL << 32).putLong(journal1, 1L << 32).putLong(320, 2);
-        Files.write(dir.path().resolve("min"), min.array());
-        assertEquals(3, compareWithJava(null, "min"));
-        final Result m = runReader(dir.path().resolve("min").toString());
-        assertTrue(m.out.endsWith("\ncount 0\n"), m::toString);
+        assertBothCount("min", min, 0);
         // The largest count, 2^31 - 1: not clamped.
         final ByteBuffer max = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         max.putLong(journal0, 0x7FFF_FFFEL << 32).putLong(journal1, 1L << 32).putLong(320, 2);
-        Files.write(dir.path().resolve("max"), max.array());
-        assertEquals(3, compareWithJava(null, "max"));
-        final Result x = runReader(dir.path().resolve("max").toString());
-        assertTrue(x.out.endsWith("\ncount 2147483647\n"), x::toString);
+        assertBothCount("max", max, 2147483647);
+    }
+
+    /** Writes {@code image} as AV {@code name}: Java sees its 3 entries, and the C reader's count is {@code count}. */
+    private void assertBothCount(final String name, final ByteBuffer image, final long count) throws Exception
+    {
+        Files.write(dir.path().resolve(name), image.array());
+        assertEquals(3, compareWithJava(null, name));
+        final Result r = runReader(dir.path().resolve(name).toString());
+        assertTrue(r.out.endsWith("\ncount " + count + "\n"), r::toString);
     }
 
     @Test

@@ -108,7 +108,8 @@ class ShmavCliIT
         final Path notes = Files.writeString(dir.path().resolve("notes"), "not an AV, but 4096 bytes long\n".repeat(200));
         final byte[] before = Files.readAllBytes(notes);
         final Path fifo = dir.path().resolve("pipe");
-        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        final Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
 
         final Result rmNotes = shmav("rm", "notes");
         assertEquals(4, rmNotes.code(), rmNotes.err());
@@ -209,7 +210,7 @@ class ShmavCliIT
     void shouldRemoveTheTemporaryFileOfACreatorThatDiedAndNothingElse() throws Exception
     {
         final Process gone = new ProcessBuilder("true").start();
-        assertEquals(0, gone.waitFor());
+        assertTrue(gone.waitFor(30, TimeUnit.SECONDS) && gone.exitValue() == 0, "true");
         final long deadPid = gone.pid();
         final long hourAgo = System.currentTimeMillis() - 3_600_000;
         // A creator killed while it allocated pages (all zeros), and one killed after writing the magic.
