@@ -47,6 +47,8 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
         out().printf("  type %s (%s), format %s (%s, %d bytes), capacity %d, count %d%n", s.typeName(),
             s.layout().avType().fiName(), s.formatName(), s.layout().addrFormat().fiName(), s.layout().addrLen(),
             s.layout().capacity(), s.count());
+        out().printf("  segments %d (created with %d slots, grows to at most %d)%n", s.layout().segments(),
+            s.layout().firstCapacity(), s.layout().maxCapacity());
         out().printf("  layout %d.%d, %d bytes, created %s (%s ago) by pid %d, %d changes%s%n", s.version() >>> 16,
             s.version() & 0xFFFF, s.layout().fileLength(), Text.time(s.createdMillis()), Text.age(s.createdMillis(), now),
             s.creatorPid(), s.changes(), s.layout().avType() == AvType.MAP ?
@@ -90,6 +92,8 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
         m.put("type", s.typeName());
         m.put("format", s.formatName());
         m.put("capacity", s.layout().capacity());
+        m.put("segments", s.layout().segments());
+        m.put("maxCapacity", s.layout().maxCapacity());
         m.put("count", s.count());
         m.put("liveAttachers", s.liveAttachers());
         m.put("deadAttachers", s.deadAttachers());

@@ -32,16 +32,18 @@ public final class SegmentFile
         try
         {
             final FileChannel ch = file.channelFor(!readOnly);
-            final long size = ch.size();
             final AvLayout layout;
             try
             {
-                layout = AvLayout.read(header, size);
+                layout = AvLayout.read(header, header.capacity());
             }
             catch (final AvLayout.LayoutException e)
             {
                 throw new FabricException(call, e.errno(), "named AV '" + name + "': " + e.getMessage());
             }
+            // The size after segmentCount: a grower extends the file before it publishes, so a file
+            // shorter than the published segments read first is truncated, not growing.
+            final long size = ch.size();
             if (size < layout.fileLength())
             {
                 throw new FabricException(call, FiErrno.EINVAL, "named AV '" + name + "' is " + size +

@@ -78,9 +78,7 @@ final class SegmentGrowth
                     "-byte file, more than one mapping holds (2 GiB)");
             }
             SegmentFile.reserve(file, layout.fileLength(), bigger.fileLength(), call, name);
-            final Region next = view.next(mapNew(view, bigger, call, name));
-            publish(view, next, w, call, name);
-            return next;
+            return publishSegment(view, SegmentFile.map(file, bigger.fileLength(), call, name), bigger, call, name);
         }
         finally
         {
@@ -102,11 +100,14 @@ final class SegmentGrowth
         }
     }
 
-    /** Step 4: the new length mapped read-write, the new segment's map_addr, table entry and marks set. */
-    private static SharedAvFile.Mapped mapNew(final Region view, final AvLayout bigger, final String call,
+    /**
+     * Steps 4 and 5 over {@code m}, a mapping that holds the reserved segment of {@code bigger} (zeros):
+     * the segment prepared, indexed and published; the view that has it. Package-private for jcstress,
+     * which runs it in process memory against writers of older views.
+     */
+    static Region publishSegment(final Region view, final Memory m, final AvLayout bigger, final String call,
         final String name)
     {
-        final Memory m = SegmentFile.map(view.file(), bigger.fileLength(), call, name);
         final int k = bigger.segments() - 1;
         for (long i = bigger.segmentFirst(k); i < bigger.segmentEnd(k); i++)
         {
@@ -114,7 +115,9 @@ final class SegmentGrowth
         }
         bigger.writeSegmentEntry(m, k);
         FreeSlots.mark(m, bigger, bigger.segmentFirst(k), bigger.segmentEnd(k));
-        return new SharedAvFile.Mapped(m, bigger, view.file());
+        final Region next = view.next(new SharedAvFile.Mapped(m, bigger, view.file()));
+        publish(view, next, view.writer(), call, name);
+        return next;
     }
 
     /** Step 5, retried while other writers keep the quiet moment from coming, up to {@link #QUIESCE_WAIT_NANOS}. */

@@ -1,0 +1,94 @@
+package org.shmav.slots;
+
+import java.nio.ByteBuffer;
+
+import org.shmav.AddrFormat;
+import org.shmav.AvType;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.SlotDescriptor;
+
+/**
+ * A growable AV region in process memory for one jcstress iteration: segment 0 of {@code count} slots,
+ * full, in a buffer already long enough for segment 1, so that a grower can run the real publication
+ * ({@link SegmentGrowth#publishSegment}) while another writer works through its own, older view, as a
+ * process that has not yet seen the growth would.
+ */
+final class GrowthFixture
+{
+    final Memory memory;
+    final AvLayout small;
+    final AvLayout bigger;
+    /** The grower's view (writer w1) and the other writer's older view (writer w2), over the same memory. */
+    final Region growerView;
+    final SlotTable olderView;
+    final SlotTable.Writer w2;
+    final ByteBuffer[] present;
+
+    GrowthFixture(final int count)
+    {
+        small = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, count, 4, 0, 0).growingTo(64);
+        bigger = small.grown();
+        memory = new Memory(ByteBuffer.allocate((int)bigger.fileLength()));
+        Region.initialize(memory, small, 1L << 32, 0, 0);
+        growerView = new Region(memory, small, true);
+        olderView = new SlotTable(memory, small, growerView.liveness());
+        w2 = olderView.attach();
+        present = new ByteBuffer[count];
+        for (int i = 0; i < count; i++)
+        {
+            present[i] = Fixture.address(50 + i);
+            growerView.table().insert(growerView.writer(), present[i], 0, Fixture.LEN, -1L, Long.MIN_VALUE, 0);
+        }
+    }
+
+    /** The grower's growth: returns its view of the grown AV. */
+    Region grow()
+    {
+        return SegmentGrowth.publishSegment(growerView, memory, bigger, "jcstress", "grow");
+    }
+
+    /** A view of the grown AV for writer w2, as its process would map once it sees the growth. */
+    SlotTable grownView()
+    {
+        return new SlotTable(memory, bigger, growerView.liveness());
+    }
+
+    /** Waits (spinning) until the growth is published. */
+    void awaitPublished()
+    {
+        while (memory.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != bigger.segments())
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** count() when it agrees with the VALID slots of the grown AV, else -100 - count(). */
+    long checkedCount(final SlotTable table)
+    {
+        long valid = 0;
+        for (long i = 0; i < table.capacity(); i++)
+        {
+            if (SlotDescriptor.state(table.stateWord(i)) == SlotDescriptor.VALID)
+            {
+                valid++;
+            }
+        }
+        return table.count() == valid ? valid : -100 - table.count();
+    }
+
+    /** 1 when every address of segment 0 that should be present is found at its slot by reverse lookup, else 0. */
+    long presentIndexed(final SlotTable table, final int except)
+    {
+        for (int i = 0; i < present.length; i++)
+        {
+            final long at = table.reverseLookup(present[i], 0, Fixture.LEN, -1L);
+            if (at != (i == except ? -1 : i))
+            {
+                return 0;
+            }
+        }
+        return 1;
+    }
+}
