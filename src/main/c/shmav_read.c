@@ -7,9 +7,11 @@
  *                                        decimal), in slot order, then "count N"
  *   shmav_read --watch-torn SECONDS FILE looks up every slot again and again for SECONDS while
  *                                        others write, and checks every address read against the
- *                                        seeded test addresses below; prints "lookups N",
- *                                        "valid N", "retries N", "torn N", "countmin N",
- *                                        "countmax N", "count N"
+ *                                        seeded test addresses below, following the AV's
+ *                                        growth after every pass; prints "segments0 N" (the view at
+ *                                        open) at once, then at the end "lookups N", "valid N",
+ *                                        "retries N", "torn N", "countmin N", "countmax N",
+ *                                        "segments N", "capacity N" (the last view), "count N"
  *
  *   shmav_read --commands FILE           opens FILE, prints "ready segments S capacity C", then answers
  *                                        one command per line of stdin until "quit" or end of input,
@@ -201,7 +203,9 @@ static int list(shmav_av *av)
 
 static int watch_torn(shmav_av *av, double seconds)
 {
-    const uint32_t segments0 = av->segments;
+    /* First, and flushed: a test starts its writers once the reader has the AV open. */
+    printf("segments0 %" PRIu32 "\n", av->segments);
+    fflush(stdout);
     unsigned long lookups = 0;
     unsigned long valid = 0;
     unsigned long retries = 0;
@@ -241,8 +245,7 @@ static int watch_torn(shmav_av *av, double seconds)
     } while (now_seconds() < deadline);
     printf("lookups %lu\nvalid %lu\nretries %lu\ntorn %lu\ncountmin %" PRId32 "\ncountmax %" PRId32 "\n", lookups,
         valid, retries, torn, count_min, count_max);
-    printf("segments0 %" PRIu32 "\nsegments %" PRIu32 "\ncapacity %" PRIu64 "\n", segments0, av->segments,
-        av->capacity);
+    printf("segments %" PRIu32 "\ncapacity %" PRIu64 "\n", av->segments, av->capacity);
     printf("count %" PRIu32 "\n", shmav_av_count(av));
     return torn == 0 ? 0 : 4;
 }
