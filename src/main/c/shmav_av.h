@@ -1,18 +1,26 @@
 /*
- * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 2.x).
+ * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 3.x).
  *
  * A named AV is one file (by default in /dev/shm) whose binary layout is documented in the
  * project's shm-layout.md and owned by org.shmav.shm.AvFileDescriptor, SlotDescriptor,
  * AttacherDescriptor and AvLayout. This header reads such a file the way a Java FI_READ opener
  * does: it maps it read-only, takes no attacher entry, never writes, and refuses the file unless
- * every check that org.shmav.shm.AvLayout.read (and SharedAvFile.attach/map) makes passes, so that
- * no offset taken from the file can point outside the mapping.
+ * every check that org.shmav.shm.AvLayout.read (and SharedAvFile.attach, SegmentFile.current) makes
+ * passes, so that no offset taken from the file can point outside the mapping.
  *
- * Layout 2 tells writers' liveness by record locks on their attacher entries (tokens are random,
- * non-zero); a reader needs none of that. Like a Java FI_READ opener it holds a shared record lock
- * on the readers' byte (header byte 3072) until shmav_av_close, so that 'shmav rm' and 'shmav gc'
- * see it: an open file description lock (F_OFD_SETLK, define _GNU_SOURCE) where the C library has
- * one, else a POSIX lock (F_SETLK), which closing any other descriptor of the file would drop.
+ * Growth (layout 3): a named AV grows past its creation count by appending segments, and publishes
+ * each with a release store of the header's segmentCount. A reader maps exactly the segments
+ * published when it looked (its view; the file may be longer: a grower that died after reserving
+ * left a tail nobody reads). Whenever it meets an index past its view, ends an iteration, or starts
+ * a reverse lookup (whose hash must be the last segment's), it reads segmentCount again (acquire)
+ * and, if the AV grew, checks the header again for the new count and maps the file again
+ * (shmav_av_follow). Segments never move, so every slot keeps its offset.
+ *
+ * Layout 2 and later tell writers' liveness by record locks on their attacher entries; a reader
+ * needs none of that. Like a Java FI_READ opener it holds a shared record lock on the readers' byte
+ * (header byte 3072) until shmav_av_close, so that 'shmav rm' and 'shmav gc' see it: an open file
+ * description lock (F_OFD_SETLK, define _GNU_SOURCE) where the C library has one, else a POSIX lock
+ * (F_SETLK), which closing any other descriptor of the file would drop.
  *
  *     shmav_av av;
  *     char err[256];
@@ -20,12 +28,18 @@
  *     unsigned char addr[SHMAV_MAX_ADDR_LEN];
  *     size_t len = sizeof addr;
  *     if (shmav_av_lookup(&av, fi_addr, addr, &len) == 0) { ... }      like fi_av_lookup
+ *     uint64_t found;
+ *     if (shmav_av_reverse_lookup(&av, addr, len, &found) == 0 && found != SHMAV_FI_ADDR_NOTAVAIL) { ... }
  *     uint32_t n = shmav_av_count(&av);                                 entries valid now
  *     shmav_av_close(&av);
  *
  * Lookups are lock-free seqlock reads (shm-layout.md, CONCURRENCY, Lookup): acquire load of the
  * slot's state word, copy, acquire fence, load the state word again, retry if the state or the
- * generation changed. Writers in other processes (Java) may insert and remove concurrently.
+ * generation changed. Writers in other processes (Java) may insert, remove and grow concurrently.
+ *
+ * Thread-safety: one shmav_av is used by one thread at a time (give each thread its own, or a lock):
+ * following a growth replaces the mapping, and the old one is unmapped at once, which is safe because
+ * no call hands out a pointer into the mapping (addresses are copied out).
  *
  * Requirements: a little-endian host with lock-free 64-bit atomics (x86-64, aarch64 Linux), C11.
  * Every function is static inline; the header has no global state. Never truncate a mapped AV
@@ -59,13 +73,14 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
 
 #define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
-#define SHMAV_VERSION_MAJOR       2u
+#define SHMAV_VERSION_MAJOR       3u
 #define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
 /* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
 #define SHMAV_READERS_LOCK_OFFSET 3072
 #define SHMAV_SECTION_ALIGNMENT   4096u
 #define SHMAV_MAX_CAPACITY        (1ULL << 28)
+#define SHMAV_MAX_SEGMENTS        32u
 #define SHMAV_MAX_ATTACHERS       (1u << 16)
 #define SHMAV_MAX_AUTH_KEY_SIZE   4096u
 #define SHMAV_MAX_AUTH_KEYS       (1u << 16)
@@ -80,11 +95,11 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_H_ADDR_LEN           20
 #define SHMAV_H_AV_TYPE            24
 #define SHMAV_H_SLOT_LENGTH        28
-#define SHMAV_H_CAPACITY           32
+#define SHMAV_H_CAPACITY           32 /* slots of segment 0: the count at creation */
 #define SHMAV_H_MAP_ADDR_BASE      40
 #define SHMAV_H_CREATOR_PID        48
 #define SHMAV_H_CREATOR_START      56
-#define SHMAV_H_FILE_LENGTH        64
+#define SHMAV_H_FILE_LENGTH        64 /* length of the file with segment 0 alone */
 #define SHMAV_H_AV_FLAGS           72
 #define SHMAV_H_RX_CTX_BITS        80
 #define SHMAV_H_AUTH_KEY_SIZE      84
@@ -92,20 +107,19 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_H_AUTH_KEYS_CAPACITY 92
 #define SHMAV_H_ATTACHERS_OFFSET   96
 #define SHMAV_H_AUTH_KEYS_OFFSET  104
-#define SHMAV_H_HASH_OFFSET       112
-#define SHMAV_H_HASH_BUCKETS      120
-#define SHMAV_H_SEGMENT_COUNT     128
+#define SHMAV_H_HASH_OFFSET       112 /* segment 0's hash */
+#define SHMAV_H_HASH_BUCKETS      120 /* segment 0's buckets */
+#define SHMAV_H_SEGMENT_COUNT     128 /* u32, segments published: release store by a grower, acquire here */
 #define SHMAV_H_CREATED_MILLIS    136
+#define SHMAV_H_MAX_CAPACITY      144
 #define SHMAV_H_CHANGES           192
 #define SHMAV_H_ATTACHERS_HIGH_WATER 320
+#define SHMAV_H_HASH_EPOCH        384 /* epoch (high 32) | rebuilder + 1 (low 32, 0 when no rebuild runs) */
 #define SHMAV_H_SEGMENTS          512
-#define SHMAV_SEGMENT_ENTRY_LENGTH 64
+#define SHMAV_SEGMENT_ENTRY_LENGTH 16
 /* segment-table entry fields */
-#define SHMAV_SEG_FIRST_INDEX       0
-#define SHMAV_SEG_SLOT_COUNT        8
-#define SHMAV_SEG_SLOTS_OFFSET     16
-#define SHMAV_SEG_MAP_OFFSET       24
-#define SHMAV_SEG_FILE_NUMBER      32
+#define SHMAV_SEG_SLOTS_OFFSET      0
+#define SHMAV_SEG_HASH_OFFSET       8
 
 /* attacher entries (AttacherDescriptor) */
 #define SHMAV_ATTACHER_LENGTH      64
@@ -121,6 +135,11 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_SLOT_CLAIMED          1
 #define SHMAV_SLOT_VALID            2
 #define SHMAV_SLOT_REMOVING         3
+#define SHMAV_SLOT_PAYLOAD_MASK     (0xffffffffULL << 4) /* references; the rest is state and generation */
+
+/* dedup hash buckets (DedupIndex) */
+#define SHMAV_BUCKET_EMPTY          0ULL
+#define SHMAV_BUCKET_TOMBSTONE      0xffffffffULL
 
 /* libfabric values */
 #define SHMAV_FI_SOCKADDR_IN        2
@@ -136,12 +155,16 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 
 /* ---- the reader ------------------------------------------------------------------------------ */
 
-/** An open, validated AV file. Every field below base/length was checked by shmav_av_open. */
+/**
+ * An open, validated AV file, as one view: the segments published when it last looked. Every field
+ * was checked by shmav_av_open (or the last shmav_av_follow) against the header and the file size.
+ */
 typedef struct shmav_av
 {
-    const unsigned char *base; /* the read-only mapping of the whole file */
-    int fd;                    /* open while the reader holds the readers' lock; -1 when it has none */
-    size_t length;             /* = fileLength = the file size at open */
+    const unsigned char *base; /* the read-only mapping of the published segments */
+    int fd;                    /* the open file, mapped again when the AV grows; -1 when closed */
+    int locked;                /* 1 while fd holds the readers' lock */
+    size_t length;             /* bytes mapped: file_length */
     uint32_t version;          /* major << 16 | minor */
     uint32_t addr_format;      /* SHMAV_FI_SOCKADDR_IN, _IN6 or SHMAV_FI_ADDR_STR */
     uint32_t addr_len;         /* largest address, bytes: 16, 28 or 128 */
@@ -150,18 +173,27 @@ typedef struct shmav_av
     uint32_t attachers_capacity;
     uint32_t auth_key_size;
     uint32_t auth_keys_capacity;
-    uint64_t capacity;
+    uint32_t segments;         /* segments of this view, 1 .. SHMAV_MAX_SEGMENTS */
+    uint32_t log2g;            /* log2 of G, the smallest power of two >= first_capacity */
+    uint64_t first_capacity;   /* slots of segment 0 (the header's capacity, the count at creation) */
+    uint64_t max_capacity;     /* the most slots growth may bring the AV to */
+    uint64_t capacity;         /* slots of every segment of this view */
     uint64_t map_addr_base;
-    uint64_t hash_buckets;
     uint64_t attachers_offset;
     uint64_t auth_keys_offset;
-    uint64_t slots_offset;
-    uint64_t map_offset;
-    uint64_t hash_offset;
-    uint64_t file_length;
+    uint64_t slots_offset;     /* segment 0's slots */
+    uint64_t map_offset;       /* segment 0's map_addr array */
+    uint64_t base_length;      /* the header's fileLength: the file with segment 0 alone */
+    uint64_t hash_offset;      /* the hash in use: the last segment's */
+    uint64_t hash_buckets;     /* its buckets */
+    uint64_t file_length;      /* end of the last segment of this view */
+    uint64_t seg_slots[SHMAV_MAX_SEGMENTS]; /* segment table: file offset of segment k's slots */
+    uint64_t seg_hash[SHMAV_MAX_SEGMENTS];  /* and of its hash */
+    uint64_t slot_base[SHMAV_MAX_SEGMENTS]; /* seg_slots[k] - first(k) * slot_length, modulo 2^64 */
+    uint64_t map_base[SHMAV_MAX_SEGMENTS];  /* segment k's map_addr offset - first(k) * 8, modulo 2^64 */
 } shmav_av;
 
-/* Plain (immutable after creation) little-endian reads of the header. */
+/* Plain (immutable once published) little-endian reads of the header. */
 static inline uint32_t shmav__u32(const unsigned char *base, uint64_t off)
 {
     uint32_t v;
@@ -176,7 +208,7 @@ static inline uint64_t shmav__u64(const unsigned char *base, uint64_t off)
     return v;
 }
 
-/* Atomic reads of the mutable words (8-byte aligned by the layout; 4-byte for the version). */
+/* Atomic reads of the mutable words (8-byte aligned by the layout; 4-byte for the version and segment count). */
 static inline uint64_t shmav__load64(const unsigned char *base, uint64_t off, memory_order order)
 {
     return atomic_load_explicit((const _Atomic uint64_t *)(const void *)(base + off), order);
@@ -190,6 +222,22 @@ static inline uint32_t shmav__load32(const unsigned char *base, uint64_t off, me
 static inline uint64_t shmav__align(uint64_t value, uint64_t alignment)
 {
     return (value + alignment - 1) & ~(alignment - 1);
+}
+
+/** Bits needed to write x: 64 - Long.numberOfLeadingZeros(x), so 0 for 0. */
+static inline uint32_t shmav__bit_length(uint64_t x)
+{
+#if defined(__GNUC__)
+    return x == 0 ? 0 : 64u - (uint32_t)__builtin_clzll(x);
+#else
+    uint32_t n = 0;
+    while (x != 0)
+    {
+        n++;
+        x >>= 1;
+    }
+    return n;
+#endif
 }
 
 /** AvLayout.hashBucketsFor: the smallest power of two >= 2 * capacity (capacity <= 2^28 here). */
@@ -213,6 +261,49 @@ static inline uint32_t shmav__format_addr_len(uint32_t format)
         case SHMAV_FI_ADDR_STR: return SHMAV_FI_ADDR_STR_MAX;
         default: return 0;
     }
+}
+
+/**
+ * AvLayout.segmentFirst: index of segment k's first slot. Segment 0 holds [0, c0), segment 1
+ * [c0, 2G), segment k >= 2 [G 2^(k-1), G 2^k), c0 being the count at creation and G the smallest
+ * power of two >= c0.
+ */
+static inline uint64_t shmav__segment_first(uint64_t first_capacity, uint32_t log2g, uint32_t k)
+{
+    return k == 0 ? 0 : k == 1 ? first_capacity : 1ULL << (log2g + k - 1);
+}
+
+/** AvLayout.segmentEnd: one past segment k's last slot, the capacity of an AV of k + 1 segments. */
+static inline uint64_t shmav__segment_end(uint64_t first_capacity, uint32_t log2g, uint32_t k)
+{
+    return k == 0 ? first_capacity : 1ULL << (log2g + k);
+}
+
+/** AvLayout.segmentOf: the segment of slot index >= first_capacity, one shift and one bit length. */
+static inline uint32_t shmav__segment_of(const shmav_av *av, uint64_t index)
+{
+    const uint32_t k = shmav__bit_length(index >> av->log2g);
+    return k < 1 ? 1 : k;
+}
+
+/** File offset of slot index (below av->capacity). */
+static inline uint64_t shmav__slot(const shmav_av *av, uint64_t index)
+{
+    if (index < av->first_capacity)
+    {
+        return av->slots_offset + index * av->slot_length;
+    }
+    return av->slot_base[shmav__segment_of(av, index)] + index * av->slot_length;
+}
+
+/** File offset of map_addr entry index (below av->capacity). */
+static inline uint64_t shmav__map(const shmav_av *av, uint64_t index)
+{
+    if (index < av->first_capacity)
+    {
+        return av->map_offset + index * 8;
+    }
+    return av->map_base[shmav__segment_of(av, index)] + index * 8;
 }
 
 static inline int shmav__fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -239,14 +330,18 @@ static inline int shmav__fail(char *err, size_t errlen, int code, const char *fm
     } while (0)
 
 /**
- * Checks a mapped AV region of {@code length} bytes (the real file size) exactly as
- * org.shmav.shm.AvLayout.read does and fills {@code av}. The version word must already be non-zero
- * (loaded with acquire: that load orders every later header read after the creator's writes).
- * Returns 0, or -EINVAL with the reason in err.
+ * Checks the header mapped at {@code base} for an AV of {@code segments} published segments (read
+ * by the caller with acquire) in a file of {@code length} bytes, exactly as AvLayout.read does, in
+ * its order and with its messages, and fills {@code av} with that view's layout (base and length
+ * not set). Only the header is read: {@code base} need map no more. The version word must already
+ * be non-zero. The caller checks that length covers av->file_length (a longer file is fine: a
+ * grower that died after reserving left its tail). Returns 0, or -EINVAL with the reason in err.
  */
-static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t length, char *err, size_t errlen)
+static inline int shmav__check_header(shmav_av *av, const unsigned char *base, size_t length, uint32_t segments,
+    char *err, size_t errlen)
 {
     memset(av, 0, sizeof *av);
+    av->fd = -1;
     if (length < SHMAV_HEADER_LENGTH)
     {
         return shmav__fail(err, errlen, EINVAL,
@@ -262,25 +357,27 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
     const uint32_t version = shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire);
     if (version >> 16 != SHMAV_VERSION_MAJOR) /* also refuses 0: not ready */
     {
-        /* The same text as AvLayout.read. A reader of layout 2 could read a 1.x file's entries, but Java
-         * refuses it (its writers' pid liveness test would rob layout-2 writers), and so does this reader. */
+        /* The same text as AvLayout.read. A reader of layout 3 could read a 2.x file's entries, but Java
+         * refuses it (a 2.x writer cannot follow growth), and so does this reader. */
         return shmav__fail(err, errlen, EINVAL, "layout version %u.%u is not supported: app=%u.%u file=%u.%u%s",
             version >> 16, version & 0xffffu, SHMAV_VERSION_MAJOR, SHMAV_VERSION_MINOR, version >> 16,
             version & 0xffffu,
             version >> 16 < SHMAV_VERSION_MAJOR
-                ? " (written by an older shmav, whose liveness test is unsafe next to this one: stop its "
+                ? " (written by an older shmav, which cannot follow this one's growth or liveness: stop its "
                   "processes, remove the AV with 'shmav rm' and create it again)"
                 : " (written by a newer shmav: use that version in every process of the job)");
     }
-    /* Any minor version of major 2 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
+    /* Any minor version of major 3 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
     const uint32_t header_length = shmav__u32(base, SHMAV_H_HEADER_LENGTH);
-    SHMAV__CHECK(header_length == SHMAV_HEADER_LENGTH, "headerLength", header_length);
+    SHMAV__CHECK(header_length == SHMAV_HEADER_LENGTH, "headerLength", (int32_t)header_length);
     const uint32_t format = shmav__u32(base, SHMAV_H_ADDR_FORMAT);
-    SHMAV__CHECK(shmav__format_addr_len(format) != 0, "addrFormat", format);
+    SHMAV__CHECK(shmav__format_addr_len(format) != 0, "addrFormat", (int32_t)format);
     const uint32_t type = shmav__u32(base, SHMAV_H_AV_TYPE);
-    SHMAV__CHECK(type == SHMAV_FI_AV_MAP || type == SHMAV_FI_AV_TABLE, "avType", type);
+    SHMAV__CHECK(type == SHMAV_FI_AV_MAP || type == SHMAV_FI_AV_TABLE, "avType", (int32_t)type);
     const uint64_t capacity = shmav__u64(base, SHMAV_H_CAPACITY);
     SHMAV__CHECK(capacity > 0 && capacity <= SHMAV_MAX_CAPACITY, "capacity", (int64_t)capacity);
+    const uint64_t max = shmav__u64(base, SHMAV_H_MAX_CAPACITY);
+    SHMAV__CHECK(max >= capacity && max <= SHMAV_MAX_CAPACITY, "maxCapacity", (int64_t)max);
     /* Java reads these u32 fields as int: values >= 2^31 are negative there and refused; so here. */
     const uint32_t attachers = shmav__u32(base, SHMAV_H_ATTACHERS_CAPACITY);
     SHMAV__CHECK(attachers > 0 && attachers <= SHMAV_MAX_ATTACHERS, "attachersCapacity", (int32_t)attachers);
@@ -288,14 +385,17 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
     SHMAV__CHECK(auth_key_size <= SHMAV_MAX_AUTH_KEY_SIZE, "authKeySize", (int32_t)auth_key_size);
     const uint32_t auth_keys = shmav__u32(base, SHMAV_H_AUTH_KEYS_CAPACITY);
     SHMAV__CHECK(auth_keys <= SHMAV_MAX_AUTH_KEYS, "authKeysCapacity", (int32_t)auth_keys);
-    const uint32_t segments = shmav__u32(base, SHMAV_H_SEGMENT_COUNT);
-    SHMAV__CHECK(segments == 1, "segmentCount", (int32_t)segments);
+    /* exactly two buckets per slot of segment 0, rounded up to a power of two */
+    const uint64_t first_buckets = shmav__u64(base, SHMAV_H_HASH_BUCKETS);
+    SHMAV__CHECK(first_buckets == shmav__hash_buckets_for(capacity), "hashBuckets", (int64_t)first_buckets);
+    SHMAV__CHECK(segments >= 1 && segments <= SHMAV_MAX_SEGMENTS, "segmentCount", (int32_t)segments);
+    const uint32_t log2g = shmav__bit_length(capacity - 1);
+    /* Within maxCapacity (checked before any size is computed from the count: no overflow below). */
+    SHMAV__CHECK(segments == 1 || shmav__segment_end(capacity, log2g, segments - 1) <= max, "segmentCount",
+        (int32_t)segments);
 
-    /* Recompute the whole layout from the free parameters and require the file to agree field by
-     * field (AvLayout.compute): every offset is then in bounds. No overflow: every factor is bounded. */
-    const uint64_t buckets = shmav__u64(base, SHMAV_H_HASH_BUCKETS);
-    /* exactly two buckets per slot, rounded up to a power of two (layout 1.0's four per slot is gone) */
-    SHMAV__CHECK(buckets == shmav__hash_buckets_for(capacity), "hashBuckets", (int64_t)buckets);
+    /* Recompute the whole layout from the free parameters (AvLayout's constructor) and require the
+     * file to agree field by field: every offset is then in bounds. No overflow: every factor is bounded. */
     const uint32_t addr_len = shmav__format_addr_len(format);
     const uint32_t slot_length = (uint32_t)shmav__align(SHMAV_SLOT_ADDR + shmav__align(addr_len, 8), 64);
     const uint64_t attachers_offset = SHMAV_HEADER_LENGTH;
@@ -305,8 +405,27 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
     const uint64_t slots_offset =
         shmav__align(auth_keys_offset + (uint64_t)auth_keys * auth_entry, SHMAV_SECTION_ALIGNMENT);
     const uint64_t map_offset = shmav__align(slots_offset + capacity * slot_length, SHMAV_SECTION_ALIGNMENT);
-    const uint64_t hash_offset = shmav__align(map_offset + capacity * 8, SHMAV_SECTION_ALIGNMENT);
-    const uint64_t file_length = shmav__align(hash_offset + buckets * 8, SHMAV_SECTION_ALIGNMENT);
+    const uint64_t first_hash = shmav__align(map_offset + capacity * 8, SHMAV_SECTION_ALIGNMENT);
+    const uint64_t base_length = shmav__align(first_hash + first_buckets * 8, SHMAV_SECTION_ALIGNMENT);
+    av->seg_slots[0] = slots_offset;
+    av->seg_hash[0] = first_hash;
+    av->slot_base[0] = slots_offset;
+    av->map_base[0] = map_offset;
+    uint64_t end = base_length;
+    uint64_t buckets = first_buckets;
+    for (uint32_t k = 1; k < segments; k++)
+    {
+        const uint64_t first = shmav__segment_first(capacity, log2g, k);
+        const uint64_t n = shmav__segment_end(capacity, log2g, k) - first;
+        const uint64_t map = shmav__align(end + n * slot_length, SHMAV_SECTION_ALIGNMENT);
+        av->seg_slots[k] = end;
+        av->seg_hash[k] = shmav__align(map + n * 8, SHMAV_SECTION_ALIGNMENT);
+        buckets = shmav__hash_buckets_for(shmav__segment_end(capacity, log2g, k));
+        end = shmav__align(av->seg_hash[k] + buckets * 8, SHMAV_SECTION_ALIGNMENT);
+        av->slot_base[k] = av->seg_slots[k] - first * slot_length;
+        av->map_base[k] = map - first * 8;
+    }
+    SHMAV__CHECK(end <= SHMAV_MAX_FILE_LENGTH, "segmentCount", (int32_t)segments);
 
     const uint32_t stored_addr_len = shmav__u32(base, SHMAV_H_ADDR_LEN);
     SHMAV__CHECK(stored_addr_len == addr_len, "addrLen", (int32_t)stored_addr_len);
@@ -317,31 +436,31 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
     const uint64_t stored_auth_keys_offset = shmav__u64(base, SHMAV_H_AUTH_KEYS_OFFSET);
     SHMAV__CHECK(stored_auth_keys_offset == auth_keys_offset, "authKeysOffset", (int64_t)stored_auth_keys_offset);
     const uint64_t stored_hash_offset = shmav__u64(base, SHMAV_H_HASH_OFFSET);
-    SHMAV__CHECK(stored_hash_offset == hash_offset, "hashOffset", (int64_t)stored_hash_offset);
-    const uint64_t seg = SHMAV_H_SEGMENTS;
-    const uint64_t first_index = shmav__u64(base, seg + SHMAV_SEG_FIRST_INDEX);
-    SHMAV__CHECK(first_index == 0, "segment[0].firstIndex", (int64_t)first_index);
-    const uint64_t slot_count = shmav__u64(base, seg + SHMAV_SEG_SLOT_COUNT);
-    SHMAV__CHECK(slot_count == capacity, "segment[0].slotCount", (int64_t)slot_count);
-    const uint64_t stored_slots_offset = shmav__u64(base, seg + SHMAV_SEG_SLOTS_OFFSET);
-    SHMAV__CHECK(stored_slots_offset == slots_offset, "segment[0].slotsOffset", (int64_t)stored_slots_offset);
-    const uint64_t stored_map_offset = shmav__u64(base, seg + SHMAV_SEG_MAP_OFFSET);
-    SHMAV__CHECK(stored_map_offset == map_offset, "segment[0].mapOffset", (int64_t)stored_map_offset);
-    const uint32_t file_number = shmav__u32(base, seg + SHMAV_SEG_FILE_NUMBER);
-    SHMAV__CHECK(file_number == 0, "segment[0].fileNumber", (int32_t)file_number);
+    SHMAV__CHECK(stored_hash_offset == first_hash, "hashOffset", (int64_t)stored_hash_offset);
+    /* Every published segment-table entry: written before the release store of segmentCount that the
+     * caller's acquire load read, so these plain reads see them. Entries past the count are not read. */
+    for (uint32_t k = 0; k < segments; k++)
+    {
+        char field[40];
+        const uint64_t entry = SHMAV_H_SEGMENTS + (uint64_t)k * SHMAV_SEGMENT_ENTRY_LENGTH;
+        const uint64_t stored_slots = shmav__u64(base, entry + SHMAV_SEG_SLOTS_OFFSET);
+        snprintf(field, sizeof field, "segment[%u].slotsOffset", k);
+        SHMAV__CHECK(stored_slots == av->seg_slots[k], field, (int64_t)stored_slots);
+        const uint64_t stored_hash = shmav__u64(base, entry + SHMAV_SEG_HASH_OFFSET);
+        snprintf(field, sizeof field, "segment[%u].hashOffset", k);
+        SHMAV__CHECK(stored_hash == av->seg_hash[k], field, (int64_t)stored_hash);
+    }
     const uint64_t stored_file_length = shmav__u64(base, SHMAV_H_FILE_LENGTH);
-    SHMAV__CHECK(stored_file_length == file_length, "fileLength", (int64_t)stored_file_length);
-    if ((uint64_t)length != file_length)
+    SHMAV__CHECK(stored_file_length == base_length, "fileLength", (int64_t)stored_file_length);
+    if ((uint64_t)length < base_length)
     {
         return shmav__fail(err, errlen, EINVAL,
-            "file is %zu bytes but its header says %llu: truncated or extended; remove it with 'shmav rm' and "
-            "create it again", length, (unsigned long long)file_length);
+            "file is %zu bytes but its header says %llu: truncated; remove it with 'shmav rm' and create it again",
+            length, (unsigned long long)base_length);
     }
     const uint64_t map_addr_base = shmav__u64(base, SHMAV_H_MAP_ADDR_BASE);
     SHMAV__CHECK(map_addr_base != 0, "mapAddrBase", 0);
 
-    av->base = base;
-    av->length = length;
     av->version = version;
     av->addr_format = format;
     av->addr_len = addr_len;
@@ -350,16 +469,131 @@ static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t
     av->attachers_capacity = attachers;
     av->auth_key_size = auth_key_size;
     av->auth_keys_capacity = auth_keys;
-    av->capacity = capacity;
+    av->segments = segments;
+    av->log2g = log2g;
+    av->first_capacity = capacity;
+    av->max_capacity = max;
+    av->capacity = shmav__segment_end(capacity, log2g, segments - 1);
     av->map_addr_base = map_addr_base;
-    av->hash_buckets = buckets;
     av->attachers_offset = attachers_offset;
     av->auth_keys_offset = auth_keys_offset;
     av->slots_offset = slots_offset;
     av->map_offset = map_offset;
-    av->hash_offset = hash_offset;
-    av->file_length = file_length;
+    av->base_length = base_length;
+    av->hash_offset = av->seg_hash[segments - 1];
+    av->hash_buckets = buckets;
+    av->file_length = end;
     return 0;
+}
+
+/** The refusal of a file shorter than its published segments (SegmentFile.current's text). */
+static inline int shmav__check_length(const shmav_av *av, size_t length, char *err, size_t errlen)
+{
+    if ((uint64_t)length < av->file_length)
+    {
+        return shmav__fail(err, errlen, EINVAL,
+            "file is %zu bytes but its %u segments need %llu: truncated; remove it with 'shmav rm' and create it "
+            "again", length, av->segments, (unsigned long long)av->file_length);
+    }
+    return 0;
+}
+
+/**
+ * Checks a mapped AV region of {@code length} bytes (the real file size, all of it mapped at base)
+ * exactly as org.shmav.shm.AvLayout.read and SegmentFile.current do, for the segments it publishes
+ * now, and fills {@code av} (with no file: av->fd is -1). The version word must already be non-zero.
+ * Returns 0, or -EINVAL with the reason in err.
+ */
+static inline int shmav_av_check(shmav_av *av, const unsigned char *base, size_t length, char *err, size_t errlen)
+{
+    uint32_t segments = 0;
+    if (length >= SHMAV_HEADER_LENGTH)
+    {
+        /* Acquire: every segment entry, and the space, a grower published with this count are seen. */
+        segments = shmav__load32(base, SHMAV_H_SEGMENT_COUNT, memory_order_acquire);
+    }
+    int rc = shmav__check_header(av, base, length, segments, err, errlen);
+    if (rc == 0)
+    {
+        rc = shmav__check_length(av, length, err, errlen);
+    }
+    if (rc != 0)
+    {
+        memset(av, 0, sizeof *av);
+        av->fd = -1;
+        return rc;
+    }
+    av->base = base;
+    av->length = (size_t)av->file_length;
+    return 0;
+}
+
+/**
+ * The view of the AV open on {@code fd} as its header (mapped at {@code header}, at least the header
+ * page) publishes it now: segmentCount read with acquire, THEN the file's size (a grower reserves the
+ * space before it publishes, so that size covers every published segment), the header checked for
+ * that count, and exactly the published length mapped read-only. Fills {@code view}; the caller owns
+ * the new mapping. Returns 0, or a negative errno with the reason in err.
+ */
+static inline int shmav__map_view(shmav_av *view, int fd, const unsigned char *header, char *err, size_t errlen)
+{
+    const uint32_t segments = shmav__load32(header, SHMAV_H_SEGMENT_COUNT, memory_order_acquire);
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+    {
+        const int e = errno;
+        return shmav__fail(err, errlen, e, "cannot stat the AV file: %s", strerror(e));
+    }
+    const size_t length = (size_t)st.st_size;
+    int rc = shmav__check_header(view, header, length, segments, err, errlen);
+    if (rc == 0)
+    {
+        rc = shmav__check_length(view, length, err, errlen);
+    }
+    if (rc != 0)
+    {
+        return rc;
+    }
+    void *p = mmap(NULL, (size_t)view->file_length, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+    {
+        const int e = errno;
+        return shmav__fail(err, errlen, e, "cannot map %llu bytes of the AV file: %s",
+            (unsigned long long)view->file_length, strerror(e));
+    }
+    view->base = (const unsigned char *)p;
+    view->length = (size_t)view->file_length;
+    return 0;
+}
+
+/**
+ * Follows the AV's growth: reads segmentCount (acquire) and, when it is not this view's, checks the
+ * header again for the new count and maps the published length anew, unmapping the old view (safe:
+ * see Thread-safety above). Returns 1 when the view changed, 0 when the AV has not grown, or a
+ * negative errno with the reason in err (err may be NULL); the old view then stays in use.
+ */
+static inline int shmav_av_follow(shmav_av *av, char *err, size_t errlen)
+{
+    if (av->base == NULL || av->fd < 0)
+    {
+        return av->base == NULL ? shmav__fail(err, errlen, EINVAL, "the AV is not open") : 0;
+    }
+    /* Acquire: pairs with the grower's release store, so the new segment table entries and slots are seen. */
+    if (shmav__load32(av->base, SHMAV_H_SEGMENT_COUNT, memory_order_acquire) == av->segments)
+    {
+        return 0;
+    }
+    shmav_av view;
+    const int rc = shmav__map_view(&view, av->fd, av->base, err, errlen);
+    if (rc != 0)
+    {
+        return rc;
+    }
+    munmap((void *)(uintptr_t)av->base, av->length);
+    view.fd = av->fd;
+    view.locked = av->locked;
+    *av = view;
+    return 1;
 }
 
 /**
@@ -396,15 +630,18 @@ static inline int shmav__hold_readers_lock(int fd)
 }
 
 /**
- * Opens the AV file at {@code path} read-only and checks it (shmav_av_check). Like a Java FI_READ
- * opener: no symbolic link (O_NOFOLLOW), a regular file only (checked with fstat; O_NONBLOCK keeps
- * a FIFO from blocking the open), at most 2^31-1 bytes, mapped PROT_READ / MAP_SHARED; a file whose
- * magic is right but whose version word is still 0 is waited for, at most SHMAV_READY_WAIT_MS.
+ * Opens the AV file at {@code path} read-only and checks it. Like a Java FI_READ opener: no symbolic
+ * link (O_NOFOLLOW), a regular file only (checked with fstat; O_NONBLOCK keeps a FIFO from blocking
+ * the open), at most 2^31-1 bytes; a file whose magic is right but whose version word is still 0 is
+ * waited for, at most SHMAV_READY_WAIT_MS. Then the segments the header publishes are checked
+ * (shmav__check_header) and exactly their length is mapped PROT_READ / MAP_SHARED. The descriptor
+ * stays open (it is mapped again when the AV grows) and holds the readers' lock.
  * Returns 0, or a negative errno (-ENOENT, -EACCES, -EINVAL, ...) with the reason in err.
  */
 static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_t errlen)
 {
     memset(av, 0, sizeof *av);
+    av->fd = -1;
     const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
     {
@@ -441,26 +678,26 @@ static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_
         return shmav__fail(err, errlen, EINVAL, "'%s' is %lld bytes: not a shmav AV, or truncated", path,
             (long long)st.st_size);
     }
-    const size_t length = (size_t)st.st_size;
-    void *p = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, 0);
-    const int map_errno = errno;
-    if (p == MAP_FAILED)
+    /* The header page first: the published length is known only once the header is ready and read. */
+    void *h = mmap(NULL, SHMAV_HEADER_LENGTH, PROT_READ, MAP_SHARED, fd, 0);
+    if (h == MAP_FAILED)
     {
+        const int e = errno;
         close(fd);
-        return shmav__fail(err, errlen, map_errno, "cannot map '%s': %s", path, strerror(map_errno));
+        return shmav__fail(err, errlen, e, "cannot map '%s': %s", path, strerror(e));
     }
-    const unsigned char *base = (const unsigned char *)p;
-    if (shmav__u64(base, SHMAV_H_MAGIC) == SHMAV_MAGIC &&
-        shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire) == 0)
+    const unsigned char *header = (const unsigned char *)h;
+    if (shmav__u64(header, SHMAV_H_MAGIC) == SHMAV_MAGIC &&
+        shmav__load32(header, SHMAV_H_VERSION, memory_order_acquire) == 0)
     {
         /* Version 0: not ready (the creator writes it last, with a release store). Wait, bounded. */
         const struct timespec pause = {0, 1000000};
         int waited = 0;
-        while (shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire) == 0)
+        while (shmav__load32(header, SHMAV_H_VERSION, memory_order_acquire) == 0)
         {
             if (waited >= SHMAV_READY_WAIT_MS)
             {
-                munmap(p, length);
+                munmap(h, SHMAV_HEADER_LENGTH);
                 close(fd);
                 return shmav__fail(err, errlen, EINVAL,
                     "named AV '%s' never became ready (version word is 0): its creator died; remove it with "
@@ -470,34 +707,33 @@ static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_
             waited++;
         }
     }
-    const int rc = shmav_av_check(av, base, length, err, errlen);
+    const int rc = shmav__map_view(av, fd, header, err, errlen);
+    munmap(h, SHMAV_HEADER_LENGTH);
     if (rc != 0)
     {
-        munmap(p, length);
         close(fd);
         memset(av, 0, sizeof *av);
+        av->fd = -1;
         return rc;
     }
-    av->fd = shmav__hold_readers_lock(fd) ? fd : -1;
-    if (av->fd < 0)
-    {
-        close(fd); /* still a reader, one that tools cannot see */
-    }
+    av->fd = fd;
+    av->locked = shmav__hold_readers_lock(fd); /* without it, still a reader, one that tools cannot see */
     return 0;
 }
 
-/** Unmaps the file and gives back the readers' lock. The AV itself is untouched (a reader never writes). */
+/** Unmaps the file and closes it, giving back the readers' lock. The AV itself is untouched (a reader never writes). */
 static inline void shmav_av_close(shmav_av *av)
 {
     if (av->base != NULL)
     {
         munmap((void *)(uintptr_t)av->base, av->length);
     }
-    if (av->base != NULL && av->fd >= 0)
+    if (av->fd >= 0)
     {
         close(av->fd); /* releases the lock */
     }
     memset(av, 0, sizeof *av);
+    av->fd = -1;
 }
 
 /** The fi_addr of slot {@code index}: the index for FI_AV_TABLE, mapAddrBase + index for FI_AV_MAP. */
@@ -507,46 +743,68 @@ static inline uint64_t shmav_av_fi_addr(const shmav_av *av, uint64_t index)
 }
 
 /**
- * The slot index an fi_addr names (fi_addr - mapAddrBase for FI_AV_MAP, modulo 2^64), or
- * UINT64_MAX when it is FI_ADDR_NOTAVAIL or outside the AV. rx_ctx_bits are not applied: this is
- * the view of an opener with rx_ctx_bits 0.
+ * Makes index part of the view if the AV grew to hold it: 0 when index < av->capacity (after
+ * following a growth if needed), -EINVAL when the AV does not hold it, -EIO when it grew but the
+ * new segments could not be followed (shmav_av_follow says why).
  */
-static inline uint64_t shmav_av_index(const shmav_av *av, uint64_t fi_addr)
+static inline int shmav__reach(shmav_av *av, uint64_t index)
+{
+    if (index < av->capacity)
+    {
+        return 0;
+    }
+    if (index >= av->max_capacity)
+    {
+        return -EINVAL; /* no growth reaches it: no need to look */
+    }
+    if (shmav_av_follow(av, NULL, 0) < 0)
+    {
+        return -EIO;
+    }
+    return index < av->capacity ? 0 : -EINVAL;
+}
+
+/**
+ * The slot index an fi_addr names (fi_addr - mapAddrBase for FI_AV_MAP, modulo 2^64), or
+ * UINT64_MAX when it is FI_ADDR_NOTAVAIL or outside the AV (following its growth first). rx_ctx_bits
+ * are not applied: this is the view of an opener with rx_ctx_bits 0.
+ */
+static inline uint64_t shmav_av_index(shmav_av *av, uint64_t fi_addr)
 {
     if (fi_addr == SHMAV_FI_ADDR_NOTAVAIL)
     {
         return UINT64_MAX;
     }
     const uint64_t index = av->av_type == SHMAV_FI_AV_MAP ? fi_addr - av->map_addr_base : fi_addr;
-    return index < av->capacity ? index : UINT64_MAX;
+    return shmav__reach(av, index) == 0 ? index : UINT64_MAX;
 }
 
 /** map_addr[index] (acquire): the slot's fi_addr while VALID, else FI_ADDR_NOTAVAIL; a hint, not a lookup. */
-static inline uint64_t shmav_av_map_entry(const shmav_av *av, uint64_t index)
+static inline uint64_t shmav_av_map_entry(shmav_av *av, uint64_t index)
 {
-    return index < av->capacity ? shmav__load64(av->base, av->map_offset + 8 * index, memory_order_acquire)
-                                : SHMAV_FI_ADDR_NOTAVAIL;
+    return shmav__reach(av, index) == 0 ? shmav__load64(av->base, shmav__map(av, index), memory_order_acquire)
+                                        : SHMAV_FI_ADDR_NOTAVAIL;
 }
 
 /**
  * shmav_av_lookup_index, also adding to *retries (if not NULL) the number of copies thrown away
  * because the slot changed while they were made.
  */
-static inline int shmav_av_lookup_index_r(const shmav_av *av, uint64_t index, void *addr, size_t *addrlen,
+static inline int shmav_av_lookup_index_r(shmav_av *av, uint64_t index, void *addr, size_t *addrlen,
     unsigned long *retries)
 {
-    if (index >= av->capacity)
+    const int reach = shmav__reach(av, index);
+    if (reach != 0)
     {
-        return -EINVAL;
+        return reach;
     }
-    const uint64_t slot = av->slots_offset + index * av->slot_length;
-    const uint64_t payload_mask = 0xffffffffULL << 4;
+    const uint64_t slot = shmav__slot(av, index);
     uint64_t words[SHMAV_MAX_ADDR_LEN / 8];
     for (;;)
     {
         /* Acquire: synchronises with the publishing CAS, so the bytes written before it are seen. */
         const uint64_t before = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_acquire);
-        if ((before & 0xf) != SHMAV_SLOT_VALID || (before & payload_mask) == 0)
+        if ((before & 0xf) != SHMAV_SLOT_VALID || (before & SHMAV_SLOT_PAYLOAD_MASK) == 0)
         {
             return -EINVAL; /* not VALID, or VALID with no reference: not an entry */
         }
@@ -561,7 +819,7 @@ static inline int shmav_av_lookup_index_r(const shmav_av *av, uint64_t index, vo
         /* The copy above is complete before the state word is read again. */
         atomic_thread_fence(memory_order_acquire);
         const uint64_t after = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_relaxed);
-        if (((before ^ after) & ~payload_mask) != 0)
+        if (((before ^ after) & ~SHMAV_SLOT_PAYLOAD_MASK) != 0)
         {
             /* State or generation changed (a reference count change does not matter): copy again. */
             if (retries != NULL)
@@ -586,43 +844,219 @@ static inline int shmav_av_lookup_index_r(const shmav_av *av, uint64_t index, vo
 
 /**
  * Copies the address of slot {@code index} into addr, at most *addrlen bytes, and sets *addrlen to
- * its real length (as fi_av_lookup does). Returns 0, or -EINVAL when the index is out of range or
- * the slot holds no entry.
+ * its real length (as fi_av_lookup does). An index past the view follows the AV's growth first.
+ * Returns 0, -EINVAL when the index is out of range or the slot holds no entry, or -EIO when the AV
+ * grew and its new segments could not be followed (shmav_av_follow says why).
  */
-static inline int shmav_av_lookup_index(const shmav_av *av, uint64_t index, void *addr, size_t *addrlen)
+static inline int shmav_av_lookup_index(shmav_av *av, uint64_t index, void *addr, size_t *addrlen)
 {
     return shmav_av_lookup_index_r(av, index, addr, addrlen, NULL);
 }
 
-/** fi_av_lookup: the address of {@code fi_addr}; 0, or -EINVAL when it names no entry. */
-static inline int shmav_av_lookup(const shmav_av *av, uint64_t fi_addr, void *addr, size_t *addrlen)
+/** fi_av_lookup: the address of {@code fi_addr}; 0, -EINVAL when it names no entry, -EIO as above. */
+static inline int shmav_av_lookup(shmav_av *av, uint64_t fi_addr, void *addr, size_t *addrlen)
 {
-    const uint64_t index = shmav_av_index(av, fi_addr);
-    return index == UINT64_MAX ? -EINVAL : shmav_av_lookup_index(av, index, addr, addrlen);
+    if (fi_addr == SHMAV_FI_ADDR_NOTAVAIL)
+    {
+        return -EINVAL;
+    }
+    return shmav_av_lookup_index(av, av->av_type == SHMAV_FI_AV_MAP ? fi_addr - av->map_addr_base : fi_addr, addr,
+        addrlen);
 }
 
 /**
  * Iteration over the entries valid now, in slot order: start with *cursor = 0; each call that
  * returns 1 sets *fi_addr, copies the address (at most *addrlen bytes, *addrlen set to its length)
- * and advances *cursor; 0 means no entry is left. Entries inserted or removed meanwhile may or may
- * not be seen; every address returned was an entry at some point during the call.
+ * and advances *cursor; 0 means no entry is left. At the end of the view it follows the AV's growth
+ * and goes on into the new segments. Entries inserted or removed meanwhile may or may not be seen;
+ * every address returned was an entry at some point during the call. A negative errno (-EIO) when
+ * the AV grew and its new segments could not be followed.
  */
-static inline int shmav_av_next(const shmav_av *av, uint64_t *cursor, uint64_t *fi_addr, void *addr,
-    size_t *addrlen)
+static inline int shmav_av_next(shmav_av *av, uint64_t *cursor, uint64_t *fi_addr, void *addr, size_t *addrlen)
 {
     const size_t room = *addrlen;
-    while (*cursor < av->capacity)
+    for (;;)
     {
-        const uint64_t index = (*cursor)++;
-        size_t len = room;
-        if (shmav_av_lookup_index(av, index, addr, &len) == 0)
+        while (*cursor < av->capacity)
         {
-            *fi_addr = shmav_av_fi_addr(av, index);
-            *addrlen = len;
-            return 1;
+            const uint64_t index = (*cursor)++;
+            size_t len = room;
+            if (shmav_av_lookup_index(av, index, addr, &len) == 0)
+            {
+                *fi_addr = shmav_av_fi_addr(av, index);
+                *addrlen = len;
+                return 1;
+            }
+        }
+        const int grew = shmav_av_follow(av, NULL, 0);
+        if (grew <= 0)
+        {
+            return grew < 0 ? -EIO : 0;
         }
     }
-    return 0;
+}
+
+/* ---- reverse lookup: the dedup hash (org.shmav.slots.DedupIndex) ------------------------------ */
+
+static inline uint64_t shmav__mix(uint64_t h, uint64_t v)
+{
+    const uint64_t x = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+    return x ^ (x >> 32);
+}
+
+/**
+ * DedupIndex.hash (shm-layout.md, HASH): 8-byte little-endian chunks of the address (the last one
+ * zero-padded) and then the auth-key handle, mixed by multiply and xor-shift. Bucket = hash mod
+ * buckets, tag = high 32 bits.
+ */
+static inline uint64_t shmav__hash(const unsigned char *a, uint32_t len, uint64_t auth_key)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)len;
+    uint32_t i = 0;
+    for (; i + 8 <= len; i += 8)
+    {
+        uint64_t chunk;
+        memcpy(&chunk, a + i, 8); /* little-endian host */
+        h = shmav__mix(h, chunk);
+    }
+    if (i < len)
+    {
+        uint64_t tail = 0;
+        for (uint32_t k = 0; i + k < len; k++)
+        {
+            tail |= (uint64_t)a[i + k] << (8 * k);
+        }
+        h = shmav__mix(h, tail);
+    }
+    h = shmav__mix(h, auth_key);
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 29);
+}
+
+/** SlotReader.isValidWithKey: slot index (in view) is VALID, referenced, and holds exactly this key. */
+static inline int shmav__valid_with_key(const shmav_av *av, uint64_t index, const unsigned char *a, uint32_t len,
+    uint64_t auth_key)
+{
+    const uint64_t slot = shmav__slot(av, index);
+    const uint64_t s = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_acquire);
+    if ((s & 0xf) != SHMAV_SLOT_VALID || (s & SHMAV_SLOT_PAYLOAD_MASK) == 0 ||
+        shmav__load32(av->base, slot + SHMAV_SLOT_ADDR_LEN, memory_order_relaxed) != len ||
+        shmav__load64(av->base, slot + SHMAV_SLOT_AUTH_KEY, memory_order_relaxed) != auth_key)
+    {
+        return 0;
+    }
+    uint64_t words[SHMAV_MAX_ADDR_LEN / 8];
+    for (uint32_t i = 0; i < (len + 7) / 8; i++)
+    {
+        words[i] = shmav__load64(av->base, slot + SHMAV_SLOT_ADDR + 8 * (uint64_t)i, memory_order_relaxed);
+    }
+    if (memcmp(words, a, len) != 0)
+    {
+        return 0;
+    }
+    /* The comparison above is complete before the state word is read again: the same incarnation. */
+    atomic_thread_fence(memory_order_acquire);
+    const uint64_t after = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_relaxed);
+    return ((s ^ after) & ~SHMAV_SLOT_PAYLOAD_MASK) == 0;
+}
+
+/** DedupIndex.probe of this view's hash (the last segment's): the slot holding the key, or UINT64_MAX. */
+static inline uint64_t shmav__probe(const shmav_av *av, const unsigned char *a, uint32_t len, uint64_t auth_key)
+{
+    const uint64_t hash = shmav__hash(a, len, auth_key);
+    const uint64_t mask = av->hash_buckets - 1;
+    const uint32_t tag = (uint32_t)(hash >> 32);
+    uint64_t bucket = hash & mask;
+    for (uint64_t probes = 0; probes <= mask; probes++, bucket = (bucket + 1) & mask)
+    {
+        const uint64_t w = shmav__load64(av->base, av->hash_offset + 8 * bucket, memory_order_acquire);
+        if (w == SHMAV_BUCKET_EMPTY)
+        {
+            return UINT64_MAX;
+        }
+        if (w == SHMAV_BUCKET_TOMBSTONE || (uint32_t)(w >> 32) != tag || (w & 0xffffffffULL) == 0)
+        {
+            continue;
+        }
+        const uint64_t slot = (w & 0xffffffffULL) - 1;
+        if (slot < av->capacity && shmav__valid_with_key(av, slot, a, len, auth_key))
+        {
+            return slot;
+        }
+    }
+    return UINT64_MAX;
+}
+
+/**
+ * Reverse lookup (shmav's AddressVector.reverseLookup, beyond libfabric): sets *fi_addr to the
+ * fi_addr of the entry holding addr, or FI_ADDR_NOTAVAIL when none does. addr is the format's
+ * sockaddr (addrlen at least its length; the rest is ignored) or, for FI_ADDR_STR, a string whose NUL
+ * lies within addrlen bytes and the first 128. Lock-free, like DedupIndex.reverseLookup: hash epoch
+ * (acquire), then segmentCount (a view that is not the AV's follows first: the hash in use is the
+ * last segment's); probe; acquire fence; a miss is trusted only if no index rebuild or growth started
+ * meanwhile (the epoch is unchanged), else every slot of the view is scanned, and a scan that finds
+ * nothing while the AV grew follows it and starts again. Returns 0, or -EIO when the AV grew and its
+ * new segments could not be followed (shmav_av_follow says why).
+ */
+static inline int shmav_av_reverse_lookup(shmav_av *av, const void *addr, size_t addrlen, uint64_t *fi_addr)
+{
+    const unsigned char *a = (const unsigned char *)addr;
+    *fi_addr = SHMAV_FI_ADDR_NOTAVAIL;
+    uint32_t len = av->addr_len;
+    if (av->addr_format == SHMAV_FI_ADDR_STR)
+    {
+        const size_t end = addrlen < SHMAV_FI_ADDR_STR_MAX ? addrlen : SHMAV_FI_ADDR_STR_MAX;
+        const unsigned char *nul = (const unsigned char *)memchr(a, 0, end);
+        if (nul == NULL)
+        {
+            return 0;
+        }
+        len = (uint32_t)(nul - a) + 1;
+    }
+    else if (addrlen < len)
+    {
+        return 0;
+    }
+    const uint64_t no_auth_key = UINT64_MAX; /* -1: bound to no auth key */
+    for (;;)
+    {
+        const uint64_t epoch = shmav__load64(av->base, SHMAV_H_HASH_EPOCH, memory_order_acquire);
+        const int grew = shmav_av_follow(av, NULL, 0); /* segmentCount, read after the epoch */
+        if (grew < 0)
+        {
+            return -EIO;
+        }
+        if (grew > 0)
+        {
+            continue; /* a new view: read the epoch again before trusting its hash */
+        }
+        if ((epoch & 0xffffffffULL) == 0)
+        {
+            const uint64_t slot = shmav__probe(av, a, len, no_auth_key);
+            atomic_thread_fence(memory_order_acquire); /* the probe's reads before the epoch's second read */
+            if (slot != UINT64_MAX ||
+                shmav__load64(av->base, SHMAV_H_HASH_EPOCH, memory_order_relaxed) == epoch)
+            {
+                *fi_addr = slot == UINT64_MAX ? SHMAV_FI_ADDR_NOTAVAIL : shmav_av_fi_addr(av, slot);
+                return 0;
+            }
+        }
+        /* A rebuild (or growth) ran or runs: the hash may miss a present key. Scan every slot of the view. */
+        for (uint64_t slot = 0; slot < av->capacity; slot++)
+        {
+            if (shmav__valid_with_key(av, slot, a, len, no_auth_key))
+            {
+                *fi_addr = shmav_av_fi_addr(av, slot);
+                return 0;
+            }
+        }
+        if (shmav__load32(av->base, SHMAV_H_SEGMENT_COUNT, memory_order_acquire) == av->segments)
+        {
+            return 0; /* not in the AV */
+        }
+        /* It grew meanwhile: the key may be in a new segment. Follow (at the top) and look again. */
+    }
 }
 
 /**

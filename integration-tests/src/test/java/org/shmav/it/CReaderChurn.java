@@ -18,10 +18,12 @@ import org.shmav.DomainAttr;
  * byte of an address derives from one 32-bit seed stored in it, so a torn copy is recognisable.
  *
  * <pre>
- *   churn DIR NAME FORMAT TYPE WRITER WINDOW STOPFILE MAXSECONDS
+ *   churn DIR NAME FORMAT TYPE WRITER WINDOW STOPFILE MAXSECONDS [GOFILE RAMPSECONDS]
  *       inserts seeds (WRITER + 1) &lt;&lt; 24 + 1, + 2, ... one by one, removing its own oldest entry
  *       whenever it holds more than WINDOW, until STOPFILE exists or MAXSECONDS passed; prints
- *       STARTED first and "INSERTS n REMOVES m" last
+ *       STARTED first and "INSERTS n REMOVES m" last. With GOFILE, starts inserting once it exists,
+ *       and the window widens from 1 to WINDOW over RAMPSECONDS (so an AV created small grows
+ *       all along, while a reader reads)
  * </pre>
  */
 public final class CReaderChurn
@@ -117,6 +119,8 @@ public final class CReaderChurn
         final int window = Integer.parseInt(args[6]);
         final Path stop = Path.of(args[7]);
         final long deadline = System.nanoTime() + Long.parseLong(args[8]) * 1_000_000_000L;
+        final Path go = args.length > 9 ? Path.of(args[9]) : null;
+        final long rampNanos = args.length > 10 ? Long.parseLong(args[10]) * 1_000_000_000L : 0;
         long inserts = 0;
         long removes = 0;
         try (Domain d = domain(dir, format);
@@ -124,15 +128,23 @@ public final class CReaderChurn
         {
             System.out.println("STARTED");
             System.out.flush();
+            while (go != null && !Files.exists(go) && !Files.exists(stop) && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(1);
+            }
+            final long start = System.nanoTime();
             final ArrayDeque<Long> live = new ArrayDeque<>();
             long seed = ((long)writer + 1) << 24;
             while (!Files.exists(stop) && System.nanoTime() - deadline < 0)
             {
+                final long elapsed = System.nanoTime() - start;
+                final long now = rampNanos <= 0 || elapsed >= rampNanos ? window
+                    : Math.max(1, (long)(window * ((double)elapsed / rampNanos)));
                 for (int i = 0; i < 64; i++)
                 {
                     live.addLast(insert(av, format, ++seed));
                     inserts++;
-                    if (live.size() > window)
+                    while (live.size() > now)
                     {
                         av.remove(new long[] {live.removeFirst()}, 1, 0);
                         removes++;

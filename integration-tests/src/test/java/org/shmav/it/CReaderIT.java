@@ -300,14 +300,14 @@ class CReaderIT
         final int seg = 512;
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
+            new Corruption("layout 2.0 (an older shmav)", putInt(8, 2 << 16),
+                "layout version 2.0 is not supported: app=3.0 file=2.0 (written by an older shmav"),
             new Corruption("layout 1.1 (an older shmav)", putInt(8, 1 << 16 | 1),
-                "layout version 1.1 is not supported: app=2.0 file=1.1 (written by an older shmav"),
-            new Corruption("layout 1.0 (an older shmav)", putInt(8, 1 << 16),
-                "layout version 1.0 is not supported: app=2.0 file=1.0 (written by an older shmav"),
-            new Corruption("major version 3 (a newer shmav)", putInt(8, 3 << 16),
-                "layout version 3.0 is not supported: app=2.0 file=3.0 (written by a newer shmav"),
+                "layout version 1.1 is not supported: app=3.0 file=1.1 (written by an older shmav"),
+            new Corruption("major version 4 (a newer shmav)", putInt(8, 4 << 16),
+                "layout version 4.0 is not supported: app=3.0 file=4.0 (written by a newer shmav"),
             new Corruption("major version 0, minor 1", putInt(8, 1),
-                "layout version 0.1 is not supported: app=2.0 file=0.1"),
+                "layout version 0.1 is not supported: app=3.0 file=0.1"),
             new Corruption("headerLength", putInt(12, 8192), "corrupt header: headerLength=8192"),
             new Corruption("addrFormat FI_ADDR_PSMX", putInt(16, 5), "corrupt header: addrFormat=5"),
             new Corruption("addrFormat FI_SOCKADDR_IN6", putInt(16, 3), "corrupt header: addrLen=16"),
@@ -316,7 +316,8 @@ class CReaderIT
             new Corruption("capacity 0", putLong(32, 0), "corrupt header: capacity=0"),
             new Corruption("capacity 2^28 + 1", putLong(32, (1L << 28) + 1), "corrupt header: capacity=268435457"),
             new Corruption("capacity 9", putLong(32, 9), "corrupt header: hashBuckets=16"),
-            new Corruption("capacity 7", putLong(32, 7), "corrupt header: segment[0].slotCount=8"),
+            new Corruption("maxCapacity 7, below the capacity", putLong(144, 7), "corrupt header: maxCapacity=7"),
+            new Corruption("maxCapacity 2^28 + 1", putLong(144, (1L << 28) + 1), "corrupt header: maxCapacity=268435457"),
             new Corruption("attachersCapacity 0", putInt(88, 0), "corrupt header: attachersCapacity=0"),
             new Corruption("attachersCapacity 65537", putInt(88, 65537), "corrupt header: attachersCapacity=65537"),
             new Corruption("attachersCapacity 2000", putInt(88, 2000), "corrupt header: authKeysOffset="),
@@ -324,7 +325,11 @@ class CReaderIT
             new Corruption("authKeySize -1", putInt(84, -1), "corrupt header: authKeySize=-1"),
             new Corruption("authKeysCapacity 65537", putInt(92, 65537), "corrupt header: authKeysCapacity=65537"),
             new Corruption("authKeysCapacity 10", putInt(92, 10), "corrupt header: hashOffset="),
-            new Corruption("segmentCount 2", putInt(128, 2), "corrupt header: segmentCount=2"),
+            new Corruption("segmentCount 0", putInt(128, 0), "corrupt header: segmentCount=0"),
+            new Corruption("segmentCount 33", putInt(128, 33), "corrupt header: segmentCount=33"),
+            new Corruption("segmentCount -1", putInt(128, -1), "corrupt header: segmentCount=-1"),
+            // a count no grower published: segment 1's table entry was never written
+            new Corruption("segmentCount 2", putInt(128, 2), "corrupt header: segment[1].slotsOffset=0"),
             new Corruption("hashBuckets 48", putLong(120, 48), "corrupt header: hashBuckets=48"),
             // the four buckets per slot of layout 1.0 (the hash section would still fit its one page)
             new Corruption("hashBuckets 32", putLong(120, 32), "corrupt header: hashBuckets=32"),
@@ -334,11 +339,8 @@ class CReaderIT
             new Corruption("attachersOffset", putLong(96, 8192), "corrupt header: attachersOffset=8192"),
             new Corruption("authKeysOffset", addLong(104, 4096), "corrupt header: authKeysOffset="),
             new Corruption("hashOffset", addLong(112, 4096), "corrupt header: hashOffset="),
-            new Corruption("segment firstIndex", putLong(seg, 1), "corrupt header: segment[0].firstIndex=1"),
-            new Corruption("segment slotCount", putLong(seg + 8, 9), "corrupt header: segment[0].slotCount=9"),
-            new Corruption("segment slotsOffset", addLong(seg + 16, 4096), "corrupt header: segment[0].slotsOffset="),
-            new Corruption("segment mapOffset", addLong(seg + 24, -4096), "corrupt header: segment[0].mapOffset="),
-            new Corruption("segment fileNumber", putInt(seg + 32, 1), "corrupt header: segment[0].fileNumber=1"),
+            new Corruption("segment slotsOffset", addLong(seg, 4096), "corrupt header: segment[0].slotsOffset="),
+            new Corruption("segment hashOffset", addLong(seg + 8, -4096), "corrupt header: segment[0].hashOffset="),
             new Corruption("fileLength", addLong(64, 4096), "corrupt header: fileLength="),
             new Corruption("mapAddrBase 0", putLong(40, 0), "corrupt header: mapAddrBase=0"));
         int n = 0;
@@ -349,10 +351,8 @@ class CReaderIT
             assertBothRefuse("bad" + n++, b.array(), c.reason, c.what);
         }
         assertBothRefuse("short", new byte[100], "not a shmav AV", "a 100-byte file");
-        assertBothRefuse("truncated", Arrays.copyOf(good, good.length - 4096), "truncated or extended",
-            "a file 4096 bytes short");
-        assertBothRefuse("extended", Arrays.copyOf(good, good.length + 4096), "truncated or extended",
-            "a file 4096 bytes long");
+        assertBothRefuse("truncated", Arrays.copyOf(good, good.length - 4096), "but its header says " + good.length +
+            ": truncated", "a file 4096 bytes short");
         Files.createSymbolicLink(dir.path().resolve("link"), dir.path().resolve("good"));
         assertBothRefuse("link", null, "symbolic link", "a symbolic link to a valid AV");
         Files.createDirectory(dir.path().resolve("adir"));
@@ -361,11 +361,14 @@ class CReaderIT
         assertEquals(2, missing.code, missing::toString);
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
-        // Accepted by both: a later minor version of layout 2 (AvLayout.read accepts any 2.x).
+        // Accepted by both: a later minor version of layout 3 (AvLayout.read accepts any 3.x), and a file longer
+        // than its published segments (the reservation of a grower that died before publishing).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 2 << 16 | 7);
+        minor.putInt(8, 3 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
+        Files.write(dir.path().resolve("extended"), Arrays.copyOf(good, good.length + 3 * 4096));
+        assertEquals(3, compareWithJava(null, "extended"));
 
         // Version 0 (not ready): both wait about 2 s for it, then refuse the file.
         final ByteBuffer notReady = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
@@ -393,6 +396,179 @@ class CReaderIT
             assertTrue(e.getMessage().contains(reason), () -> what + ": Java refused it, but not with '" + reason +
                 "': " + e.getMessage());
         }
+    }
+
+    // ---------------------------------------------------------------- growth
+
+    @Test
+    void shouldFollowAnAvThatGrowsElevenTimesAfterItWasOpened() throws Exception
+    {
+        final AddrFormat format = AddrFormat.SOCKADDR_IN6;
+        final String name = "grows";
+        try (Domain d = CReaderChurn.domain(dir.path(), format);
+             AddressVector av = d.openAv(AvAttr.builder().name(name).type(AvType.MAP).count(4).build()))
+        {
+            final long base = av.attr().mapAddr();
+            final Map<Long, Long> live = new LinkedHashMap<>(); // seed -> fi_addr
+            long seed = 0;
+            while (seed < 2)
+            {
+                seed++;
+                live.put(seed, CReaderChurn.insert(av, format, seed));
+            }
+            // Three readers opened before any growth; each meets the first growth of a stage by another path.
+            final Path file = dir.path().resolve(name);
+            try (CReaderSession byIndex = CReaderSession.start(reader, file, logs.path(), WAIT);
+                 CReaderSession byReverse = CReaderSession.start(reader, file, logs.path(), WAIT);
+                 CReaderSession byIteration = CReaderSession.start(reader, file, logs.path(), WAIT))
+            {
+                for (final CReaderSession s : List.of(byIndex, byReverse, byIteration))
+                {
+                    assertEquals("ready segments 1 capacity 4", s.line());
+                }
+                int segments = 1;
+                long viewCapacity = 4;
+                for (int stage = 0; segments < 12; stage++)
+                {
+                    // One growth a stage: more live entries than the readers' views hold, at most twice as many.
+                    while (live.size() <= viewCapacity)
+                    {
+                        seed++;
+                        live.put(seed, CReaderChurn.insert(av, format, seed));
+                        if (seed % 7 == 0 && live.containsKey(seed - 3))
+                        {
+                            // a removal whose slot the next insert takes again
+                            av.remove(live.remove(seed - 3));
+                        }
+                    }
+                    final long topSeed = live.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+                    final long top = live.get(topSeed);
+                    final String stage0 = "stage " + stage + ": ";
+                    // Index past the view: lookup follows. Reverse lookup: follows before it probes. Iteration: at its end.
+                    assertEquals(top + "\t" + av.lookupString(top), byIndex.ask("lookup " + top), stage0 + "lookup");
+                    assertEquals("reverse " + top, byReverse.ask("reverse " + hex(CReaderChurn.sockaddr(format, topSeed))),
+                        stage0 + "reverse");
+                    final Map<Long, String> expected = javaEntries(av);
+                    assertEquals(new ArrayList<>(expected.entrySet()), new ArrayList<>(byIteration.list().entrySet()),
+                        stage0 + "list");
+                    final String info = byIndex.ask("info");
+                    final Matcher m = Pattern.compile("segments (\\d+) capacity (\\d+)").matcher(info);
+                    assertTrue(m.matches(), info);
+                    final int now = Integer.parseInt(m.group(1));
+                    final long capacity = Long.parseLong(m.group(2));
+                    final int before = segments;
+                    assertTrue(now == before + 1 && capacity == 4L << (now - 1) && top - base < capacity,
+                        () -> stage0 + info + " after " + before + " segments, highest index " + (top - base));
+                    // The AV grows only when full: the view before the last growth held no free slot.
+                    assertTrue(top - base >= capacity / 2, () -> stage0 + info + ", highest index " + (top - base));
+                    segments = now;
+                    viewCapacity = capacity;
+                    assertEquals(info, byReverse.ask("info"), stage0);
+                    assertEquals(info, byIteration.ask("info"), stage0);
+                    for (final CReaderSession s : List.of(byIndex, byReverse))
+                    {
+                        assertEquals(new ArrayList<>(expected.entrySet()), new ArrayList<>(s.list().entrySet()),
+                            stage0 + "list");
+                    }
+                    for (final CReaderSession s : List.of(byIndex, byReverse, byIteration))
+                    {
+                        assertEquals("count " + av.count(), s.ask("count"), stage0);
+                        assertEquals(live.size(), av.count(), stage0);
+                        assertEquals("checked " + live.size() + " mismatched 0", s.ask("check-reverse"), stage0);
+                    }
+                    // Every seed so far, the removed ones and one never inserted too, as Java's reverse lookup answers.
+                    final List<String> commands = new ArrayList<>();
+                    final List<String> answers = new ArrayList<>();
+                    for (long s = 1; s <= seed + 1; s++)
+                    {
+                        final ByteBuffer addr = CReaderChurn.sockaddr(format, s);
+                        final long f = av.reverseLookup(addr);
+                        assertEquals(live.getOrDefault(s, Fi.ADDR_NOTAVAIL), f, stage0 + "Java, seed " + s);
+                        commands.add("reverse " + hex(addr));
+                        answers.add("reverse " + (f == Fi.ADDR_NOTAVAIL ? "none" : Long.toUnsignedString(f)));
+                    }
+                    assertEquals(answers, byReverse.askAll(commands), stage0 + "reverse lookups");
+                }
+                System.out.println("CReaderIT growth: " + live.size() + " entries in " + segments + " segments, " +
+                    seed + " inserted");
+            }
+            assertEquals(live.size(), compareWithJava(av, name));
+        }
+    }
+
+    @Test
+    void shouldRefuseASegmentCountTheFileOrTheMaxCountCannotHold() throws Exception
+    {
+        // count 4, maxCount 1024: segments end at 4, 8, 16, ... 1024, so at most 9 of them.
+        final AddrFormat format = AddrFormat.SOCKADDR_IN;
+        try (Domain d = CReaderChurn.domain(dir.path(), format);
+             AddressVector av = d.openAv(AvAttr.builder().name("grown").type(AvType.TABLE).count(4).maxCount(1024).build()))
+        {
+            for (long s = 1; s <= 40; s++)
+            {
+                CReaderChurn.insert(av, format, s);
+            }
+        }
+        final byte[] grown = Files.readAllBytes(dir.path().resolve("grown"));
+        final ByteBuffer header = ByteBuffer.wrap(grown).order(ByteOrder.LITTLE_ENDIAN);
+        final int segments = header.getInt(128);
+        assertEquals(5, segments, "40 entries from count 4: segments of 4, 4, 8, 16 and 32 slots");
+        assertEquals(1024, header.getLong(144));
+        assertEquals(40, compareWithJava(null, "grown"), "a C reader opening an AV that grew before");
+        Files.write(dir.path().resolve("tail"), Arrays.copyOf(grown, grown.length + 5 * 4096));
+        assertEquals(40, compareWithJava(null, "tail"), "a dead grower's reservation past the published segments");
+
+        final int seg = 512;
+        final int lastEntry = seg + (segments - 1) * 16;
+        // One segment more than published, its table entry never written.
+        assertBothRefuse("unwritten", image(grown, putInt(128, segments + 1)).array(),
+            "corrupt header: segment[" + segments + "].slotsOffset=0", "segmentCount past the written table");
+        // One segment more, its entry forged right, but the file ends with the segments published.
+        final long slots = grown.length;
+        final long n = 4L << (segments - 1); // segment 5: slots [64, 128)
+        final long map = align(slots + n * 64);
+        final long hash = align(map + n * 8);
+        assertBothRefuse("beyond", image(grown, putInt(128, segments + 1), putLong(seg + segments * 16, slots),
+            putLong(seg + segments * 16 + 8, hash)).array(), "bytes but its " + (segments + 1) + " segments need",
+            "segmentCount past the file's end");
+        // The published segments, the file cut at the start of the last one.
+        final byte[] cut = Arrays.copyOf(grown, (int)header.getLong(lastEntry));
+        assertBothRefuse("cut", cut, "bytes but its " + segments + " segments need", "a file cut in its last segment");
+        // Past maxCapacity: 10 segments would end at 2048 > 1024; 5 segments end at 64 > maxCapacity 32.
+        assertBothRefuse("pastmax", image(grown, putInt(128, 10)).array(), "corrupt header: segmentCount=10",
+            "segmentCount past maxCapacity");
+        assertBothRefuse("maxlowered", image(grown, putLong(144, 32)).array(), "corrupt header: segmentCount=5",
+            "maxCapacity lowered below the published segments");
+        assertBothRefuse("maxbelow", image(grown, putLong(144, 3)).array(), "corrupt header: maxCapacity=3",
+            "maxCapacity below the count");
+        assertBothRefuse("entry", image(grown, addLong(lastEntry + 8, 4096)).array(),
+            "corrupt header: segment[" + (segments - 1) + "].hashOffset=", "the last segment's hash moved");
+    }
+
+    @SafeVarargs
+    private static ByteBuffer image(final byte[] bytes, final Consumer<ByteBuffer>... changes)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(bytes.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        for (final Consumer<ByteBuffer> c : changes)
+        {
+            c.accept(b);
+        }
+        return b;
+    }
+
+    private static long align(final long value)
+    {
+        return (value + 4095) & -4096L;
+    }
+
+    private static String hex(final ByteBuffer addr)
+    {
+        final StringBuilder b = new StringBuilder();
+        for (int i = addr.position(); i < addr.limit(); i++)
+        {
+            b.append(String.format("%02x", addr.get(i)));
+        }
+        return b.toString();
     }
 
     // ---------------------------------------------------------------- concurrent writers
@@ -428,30 +604,36 @@ class CReaderIT
         }
     }
 
+    /**
+     * Two Java writers churn an AV created with count 4 while one C reader, opened before they start,
+     * looks up every slot again and again: the writers' windows widen from 1 to 1000 entries over 2 s, so
+     * the AV grows from 16 slots (3 segments) to 2048 (10 segments) under the reader, which follows.
+     */
     private void churn(final AddrFormat format, final AvType type) throws Exception
     {
-        final int capacity = 256;
         final int stable = 10;
-        final int window = 40;
+        final int window = 1000;
         final String name = "churn";
         try (Domain d = CReaderChurn.domain(dir.path(), format);
-             AddressVector av = d.openAv(AvAttr.builder().name(name).type(type).count(capacity).build()))
+             AddressVector av = d.openAv(AvAttr.builder().name(name).type(type).count(4).build()))
         {
             for (long s = 1; s <= stable; s++)
             {
                 CReaderChurn.insert(av, format, s);
             }
             final Path stop = logs.path().resolve("stop");
+            final Path go = logs.path().resolve("go");
             for (int w = 0; w < 2; w++)
             {
                 children.add(ChildJvm.start(CReaderChurn.class, logs.path(), "churn", dir.path().toString(), name,
-                    format.name(), type.name(), Integer.toString(w), Integer.toString(window), stop.toString(), "60"));
+                    format.name(), type.name(), Integer.toString(w), Integer.toString(window), stop.toString(), "60",
+                    go.toString(), "2"));
             }
             for (final ChildJvm c : children)
             {
                 awaitOutput(c, "STARTED");
             }
-            final Result watch = runReader("--watch-torn", "4", dir.path().resolve(name).toString());
+            final Result watch = watchWhileWritersStart(go, "4", dir.path().resolve(name).toString());
             Files.createFile(stop);
             final List<String> writers = new ArrayList<>();
             for (final ChildJvm c : children)
@@ -465,9 +647,13 @@ class CReaderIT
             System.out.println("CReaderIT " + format + " " + type + ": " + stats + ", writers " + writers);
             assertEquals(0, watch.code, report);
             assertEquals(0L, stats.get("torn"), report);
-            assertTrue(stats.get("lookups") >= capacity && stats.get("valid") >= stable, report);
+            assertTrue(stats.get("lookups") >= 2048 && stats.get("valid") >= stable, report);
             // Each attacher's delta stays within [0, its live entries]: so does every sum the reader forms.
             assertTrue(stats.get("countmin") >= stable && stats.get("countmax") <= stable + 2 * (window + 1), report);
+            // Opened at 16 slots, it followed every growth to the 2048 slots that hold 10 + 2 x 1000 entries.
+            assertEquals(3L, stats.get("segments0"), report);
+            assertEquals(10L, stats.get("segments"), report);
+            assertEquals(2048L, stats.get("capacity"), report);
             for (final String w : writers)
             {
                 final Matcher m = Pattern.compile("INSERTS (\\d+) REMOVES (\\d+)").matcher(w);
@@ -477,6 +663,48 @@ class CReaderIT
             // After the writers: the C reader and Java agree entry by entry, and on the count.
             assertEquals(stable + 2 * window, compareWithJava(av, name), report);
             assertEquals(stable + 2 * window, av.count());
+        }
+    }
+
+    /**
+     * Runs {@code shmav_read --watch-torn SECONDS FILE} and creates {@code go} once the reader has the AV
+     * open (its first line, "segments0 N"); its result, bounded like {@link #run}.
+     */
+    private Result watchWhileWritersStart(final Path go, final String seconds, final String file) throws Exception
+    {
+        final Path out = logs.path().resolve("watch.out");
+        final Path err = logs.path().resolve("watch.err");
+        final Process p = new ProcessBuilder(reader.toString(), "--watch-torn", seconds, file)
+            .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        try
+        {
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!Files.readString(out, StandardCharsets.UTF_8).contains("segments0 "))
+            {
+                assertTrue(p.isAlive(), () -> "the C reader exited early: " + read(out) + read(err));
+                assertTrue(System.nanoTime() < deadline, () -> "the C reader did not open the AV within " + WAIT);
+                Thread.sleep(5);
+            }
+            Files.createFile(go);
+            assertTrue(p.waitFor(WAIT.toMillis() + 10_000, TimeUnit.MILLISECONDS), "the C reader did not finish");
+            return new Result(p.exitValue(), read(out), read(err));
+        }
+        finally
+        {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String read(final Path file)
+    {
+        try
+        {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        }
+        catch (final IOException e)
+        {
+            return "(" + file + " unreadable: " + e + ")";
         }
     }
 
@@ -497,19 +725,7 @@ class CReaderIT
                 return compareWithJava(ro, name);
             }
         }
-        final Map<Long, String> expected = new LinkedHashMap<>();
-        for (long i = 0; i < av.attr().count(); i++)
-        {
-            final long fiAddr = av.attr().type() == AvType.MAP ? av.attr().mapAddr() + i : i;
-            try
-            {
-                expected.put(fiAddr, av.lookupString(fiAddr));
-            }
-            catch (final FabricException e)
-            {
-                assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage()); // not an entry
-            }
-        }
+        final Map<Long, String> expected = javaEntries(av);
         final Result r = runReader(dir.path().resolve(name).toString());
         assertEquals(0, r.code, r::toString);
         final Map<Long, String> actual = entries(r.out);
@@ -530,6 +746,31 @@ class CReaderIT
         assertEquals(new TreeSet<>(actual.keySet()), shown, json::toString);
         assertTrue(json.toString().contains("\"count\": " + count + ","), json::toString);
         return actual.size();
+    }
+
+    /**
+     * What Java's lookup gives for every index from 0 to past the last entry (the creation count, or more
+     * once the AV grew), in index order: fi_addr to straddr ({@code lookupString}), the indices that hold
+     * no entry left out.
+     */
+    private static Map<Long, String> javaEntries(final AddressVector av)
+    {
+        final long base = av.attr().type() == AvType.MAP ? av.attr().mapAddr() : 0;
+        final long indices = Math.max(av.attr().count(),
+            av.entries().mapToLong(e -> e.fiAddr() - base + 1).max().orElse(0));
+        final Map<Long, String> expected = new LinkedHashMap<>();
+        for (long i = 0; i < indices; i++)
+        {
+            try
+            {
+                expected.put(base + i, av.lookupString(base + i));
+            }
+            catch (final FabricException e)
+            {
+                assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage()); // not an entry
+            }
+        }
+        return expected;
     }
 
     private Map<Long, String> readEntries(final String name) throws Exception
@@ -601,7 +842,8 @@ class CReaderIT
                 stats.put(kv[0], Long.parseLong(kv[1]));
             }
         }
-        for (final String key : List.of("lookups", "valid", "retries", "torn", "countmin", "countmax", "count"))
+        for (final String key : List.of("segments0", "lookups", "valid", "retries", "torn", "countmin", "countmax",
+            "segments", "capacity", "count"))
         {
             assertTrue(stats.containsKey(key), () -> "no '" + key + "' in: " + out);
         }
