@@ -24,7 +24,7 @@ import org.openjdk.jcstress.infra.results.JJJJ_Result;
 @State
 public class GrowRemoveTest
 {
-    final GrowthFixture av = new GrowthFixture(2);
+    final GrowthFixture av = new GrowthFixture(2, 2);
 
     @Actor
     public void grower()

@@ -11,7 +11,7 @@ import org.shmav.shm.SlotDescriptor;
 
 /**
  * A growable AV region in process memory for one jcstress iteration: segment 0 of {@code count} slots,
- * full, in a buffer already long enough for segment 1, so that a grower can run the real publication
+ * the first {@code filled} of them taken, in a buffer already long enough for segment 1, so that a grower can run the real publication
  * ({@link SegmentGrowth#publishSegment}) while another writer works through its own, older view, as a
  * process that has not yet seen the growth would.
  */
@@ -26,7 +26,7 @@ final class GrowthFixture
     final SlotTable.Writer w2;
     final ByteBuffer[] present;
 
-    GrowthFixture(final int count)
+    GrowthFixture(final int count, final int filled)
     {
         small = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, count, 4, 0, 0).growingTo(64);
         bigger = small.grown();
@@ -35,8 +35,8 @@ final class GrowthFixture
         growerView = new Region(memory, small, true);
         olderView = new SlotTable(memory, small, growerView.liveness());
         w2 = olderView.attach();
-        present = new ByteBuffer[count];
-        for (int i = 0; i < count; i++)
+        present = new ByteBuffer[filled];
+        for (int i = 0; i < filled; i++)
         {
             present[i] = Fixture.address(50 + i);
             growerView.table().insert(growerView.writer(), present[i], 0, Fixture.LEN, -1L, Long.MIN_VALUE, 0);
