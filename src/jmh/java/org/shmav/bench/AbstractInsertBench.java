@@ -53,6 +53,12 @@ public abstract class AbstractInsertBench
     /** Addresses inserted by each invocation. */
     abstract int entries();
 
+    /** The count the AV is created with: room for every entry, unless a subclass times growth. */
+    long capacity()
+    {
+        return entries();
+    }
+
     @Setup(Level.Trial)
     public void addresses()
     {
@@ -65,7 +71,7 @@ public abstract class AbstractInsertBench
     public void emptyAv()
     {
         name = BenchAvs.uniqueName("insert");
-        vector = BenchAvs.open(domain, av, name, entries());
+        vector = BenchAvs.open(domain, av, name, capacity());
     }
 
     @TearDown(Level.Iteration)
