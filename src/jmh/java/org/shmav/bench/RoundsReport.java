@@ -65,11 +65,16 @@ final class RoundsReport
             "5 ms; slowest/fastest of 1k, 100k, 1M <= 2", null, 5e6 / a1m,
             "1M: < 5 ms; spread " + String.format(Locale.ROOT, "%.2f", spread) + " <= 2", a1m < 5e6 && spread <= 2));
 
+        // Single-shot insert iterations create their AV in the iteration's setup, which gc.alloc.rate.norm
+        // counts: the inserts' own share is the figure less the creation's bytes spread over the N inserts.
         final double allocLookup = Math.max(r.alloc(lookup), r.alloc("shmav.lookup.private.1000000"));
-        final double allocInsert = Math.max(r.alloc(single), r.alloc("shmav.insertOneByOne.private"));
-        targets.add(new Target("0 B/op on lookup and insert (shared: highest of the rounds)",
-            String.format(Locale.ROOT, "lookup %s B/op; insert %s B/op (gc.alloc.rate.norm); insert loop: 0 bytes",
-                Report.bytes(allocLookup), Report.bytes(allocInsert)),
+        final double allocInsert = Math.max(
+            r.alloc(single) - r.get("alloc.create.shared") / Compare.N,
+            r.alloc("shmav.insertOneByOne.private") - r.get("alloc.create.private") / Compare.N);
+        targets.add(new Target("0 B/op on lookup and insert (JMH gc profiler; shared: highest of the rounds)",
+            String.format(Locale.ROOT, "lookup %s B/op; insert %s B/op less the AV's creation (%s B/op with it); "
+                    + "insert loop: 0 bytes", Report.bytes(allocLookup), Report.bytes(Math.max(0, allocInsert)),
+                Report.bytes(r.alloc(single))),
             "gc.alloc.rate.norm < 0.05 B/op; InsertBench fails any iteration whose timed loop allocates", null, Double.NaN,
             "< 0.05 B/op", allocLookup < 0.05 && allocInsert < 0.05));
 
