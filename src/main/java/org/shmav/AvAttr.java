@@ -11,6 +11,9 @@ package org.shmav;
  */
 public final class AvAttr
 {
+    /** The most entries a named AV grows to unless {@link Builder#maxCount} says otherwise: 4,194,304. */
+    public static final long DEFAULT_MAX_COUNT = 1L << 22;
+
     private final AvType type;
     private final int rxCtxBits;
     private final long count;
@@ -20,6 +23,7 @@ public final class AvAttr
     private final long flags;
     private final boolean groupAccess;
     private final boolean createOnly;
+    private final long maxCount;
 
     private AvAttr(final Builder b)
     {
@@ -32,6 +36,7 @@ public final class AvAttr
         this.flags = b.flags;
         this.groupAccess = b.groupAccess;
         this.createOnly = b.createOnly;
+        this.maxCount = b.maxCount;
     }
 
     /**
@@ -52,7 +57,7 @@ public final class AvAttr
     public Builder toBuilder()
     {
         return new Builder().type(type).rxCtxBits(rxCtxBits).count(count).epPerNode(epPerNode).name(name)
-            .mapAddr(mapAddr).flags(flags).groupAccess(groupAccess).createOnly(createOnly);
+            .mapAddr(mapAddr).flags(flags).groupAccess(groupAccess).createOnly(createOnly).maxCount(maxCount);
     }
 
     /**
@@ -151,13 +156,26 @@ public final class AvAttr
         return createOnly;
     }
 
+    /**
+     * The most entries a named AV may grow to, set when it is created (beyond libfabric, where
+     * {@code count} is a hint): a named AV starts with {@code count} slots and doubles when full, up to
+     * this; past it inserts fail with FI_ENOSPC. 0 means {@link #DEFAULT_MAX_COUNT}; a value below
+     * {@code count} means {@code count}. Growth also stops where the file would pass 2 GiB.
+     *
+     * @return the maximum, or 0 for the default
+     */
+    public long maxCount()
+    {
+        return maxCount;
+    }
+
     @Override
     public String toString()
     {
         return "AvAttr{type=" + (type == null ? "null" : type.fiName()) + ", rxCtxBits=" + rxCtxBits +
             ", count=" + count + ", epPerNode=" + epPerNode + ", name=" + (name == null ? "null" : "'" + name + "'") +
             ", mapAddr=0x" + Long.toHexString(mapAddr) + ", flags=0x" + Long.toHexString(flags) +
-            ", groupAccess=" + groupAccess + ", createOnly=" + createOnly + '}';
+            ", groupAccess=" + groupAccess + ", createOnly=" + createOnly + ", maxCount=" + maxCount + '}';
     }
 
     /** Builder for {@link AvAttr}; defaults: UNSPEC, count 0, private, no flags. */
@@ -172,6 +190,7 @@ public final class AvAttr
         private long flags;
         private boolean groupAccess;
         private boolean createOnly;
+        private long maxCount;
 
         private Builder()
         {
@@ -202,8 +221,9 @@ public final class AvAttr
         }
 
         /**
-         * Sets {@code count}: a hint for a private AV; the capacity of a named AV when it is created (0: 1024),
-         * and when attaching either 0 or the existing capacity (else FI_EINVAL). Default 0.
+         * Sets {@code count}: a hint for a private AV; the capacity a named AV is created with (0: 1024), which
+         * it doubles when full, up to {@link #maxCount}; when attaching, ignored unless it is more than the
+         * AV may grow to (FI_EINVAL). Default 0.
          *
          * @param count expected entries
          * @return this builder
@@ -288,6 +308,19 @@ public final class AvAttr
         public Builder groupAccess(final boolean groupAccess)
         {
             this.groupAccess = groupAccess;
+            return this;
+        }
+
+        /**
+         * Sets the most entries a named AV created by this open may grow to (see {@link AvAttr#maxCount()}).
+         * Default 0: {@link AvAttr#DEFAULT_MAX_COUNT}.
+         *
+         * @param maxCount the maximum, or 0 for the default
+         * @return this builder
+         */
+        public Builder maxCount(final long maxCount)
+        {
+            this.maxCount = maxCount;
             return this;
         }
 

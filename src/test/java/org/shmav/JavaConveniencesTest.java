@@ -142,7 +142,7 @@ class JavaConveniencesTest
     void shouldReportAFullNamedAvAsEnospcPerAddress()
     {
         try (Domain domain = domain(AddrFormat.SOCKADDR_IN);
-             AddressVector av = open(domain, true, AvAttr.builder().count(2)))
+             AddressVector av = open(domain, true, AvAttr.builder().count(2).maxCount(2)))
         {
             final InsertResult r = av.insertAll(List.of(A, B, C));
             assertEquals(List.of(new InsertResult.Failure(2, FiErrno.ENOSPC)), r.failures());

@@ -69,7 +69,7 @@ public final class AddressVectorImpl implements AddressVector
         this.type = attr.type();
         this.readOnly = (attr.flags() & Fi.READ) != 0;
         this.userIdMode = (attr.flags() & Fi.AV_USER_ID) != 0;
-        this.regions = new GrowableRegion(region, privateAv);
+        this.regions = new GrowableRegion(region, privateAv, attr.name());
         this.codec = new FiAddrCodec(type, mapBase, attr.rxCtxBits(), domain.attr().maxGroupId() > 0);
         // A MAP AV reports the base its fi_addr values are built on (AddressVector: attr().mapAddr() + index),
         // a private one included; a private TABLE AV has no base to report.
@@ -362,7 +362,7 @@ public final class AddressVectorImpl implements AddressVector
         writeLock.lock();
         try
         {
-            final Region r = regions.current();
+            final Region r = regions.follow("shmav_av_recover");
             return r.table().recoverDead() + (r.table().finishAbandonedRebuild(r.writer()) ? 1 : 0);
         }
         finally
@@ -390,10 +390,20 @@ public final class AddressVectorImpl implements AddressVector
         return userIdMode;
     }
 
-    /** The slot index {@code fiAddr} names now, or -1 (see {@link FiAddrCodec#indexOf}). */
+    /**
+     * The slot index {@code fiAddr} names now, or -1 (see {@link FiAddrCodec#indexOf}); an index past
+     * this handle's view of a named AV maps the segments other processes added first.
+     */
     long indexOf(final long fiAddr)
     {
-        return codec.indexOf(fiAddr, regions.current());
+        final long index = codec.indexOf(fiAddr);
+        return index >= 0 && index < regions.current().layout().capacity() ? index : followingIndex(index);
+    }
+
+    /** {@code index}, when the AV grew to hold it since this handle's view was taken; else -1. */
+    long followingIndex(final long index)
+    {
+        return index >= 0 && index < regions.follow("fi_av_lookup").layout().capacity() ? index : -1;
     }
 
     boolean isClosed()

@@ -6,6 +6,7 @@ import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.slots.Region;
+import org.shmav.slots.SlotTable;
 
 /**
  * The calls that change entries already in one AV handle: fi_av_remove (of entries, or with FI_AUTH_KEY of
@@ -40,7 +41,6 @@ final class AvEntryUpdates
         writeLock.lock();
         try
         {
-            final Region r = regions.current();
             for (int i = 0; i < count; i++)
             {
                 final int result;
@@ -51,7 +51,7 @@ final class AvEntryUpdates
                 else
                 {
                     final long index = av.indexOf(fiAddr[i]);
-                    result = index < 0 ? -FiErrno.EINVAL : r.table().remove(r.writer(), index);
+                    result = index < 0 ? -FiErrno.EINVAL : removeEntry(index);
                 }
                 if (result == -FiErrno.EBUSY)
                 {
@@ -79,13 +79,36 @@ final class AvEntryUpdates
         }
     }
 
+    /** One reference on slot {@code index} dropped, in the view of the AV that holds it. Under the write lock. */
+    private int removeEntry(final long index)
+    {
+        while (true)
+        {
+            final Region r = regions.current();
+            final int result = r.table().remove(r.writer(), index);
+            if (result != SlotTable.STALE_VIEW)
+            {
+                return result;
+            }
+            regions.follow("fi_av_remove");
+        }
+    }
+
     private int setEntryUserId(final long index, final long userId)
     {
         writeLock.lock();
         try
         {
-            final Region region = regions.current();
-            return region.table().setUserId(region.writer(), index, userId);
+            while (true)
+            {
+                final Region region = regions.current();
+                final int result = region.table().setUserId(region.writer(), index, userId);
+                if (result != SlotTable.STALE_VIEW)
+                {
+                    return result;
+                }
+                regions.follow("fi_av_set_user_id");
+            }
         }
         finally
         {

@@ -14,6 +14,7 @@ import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.slots.Region;
+import org.shmav.slots.SlotTable;
 
 /**
  * The insert path of one AV handle: fi_av_insert of packed and string addresses and shmav_av_insert_at.
@@ -213,11 +214,32 @@ final class AvInserter
         {
             final Region r = regions.current();
             final long result = r.table().insert(r.writer(), src, off, len, authKey, userId, codec.mapArrayBase(r));
-            if (result != -FiErrno.ENOSPC || !regions.growable())
+            if (result == SlotTable.STALE_VIEW)
+            {
+                regions.follow(call); // another process grew the AV: insert into the view that has it all
+                continue;
+            }
+            if (result != -FiErrno.ENOSPC)
             {
                 return result;
             }
-            regions.grow(r.layout().capacity() + 1, call);
+            if (regions.growable())
+            {
+                regions.grow(r.layout().capacity() + 1, call);
+                continue;
+            }
+            if (!r.layout().canGrow())
+            {
+                return result;
+            }
+            try
+            {
+                regions.growShared(call);
+            }
+            catch (final FabricException e)
+            {
+                return -e.errno(); // a per-address failure, as a full AV's FI_ENOSPC is
+            }
         }
     }
 
@@ -239,9 +261,14 @@ final class AvInserter
         writeLock.lock();
         try
         {
-            ensureIndex(index);
-            final Region r = regions.current();
-            final long result = r.table().insertAt(r.writer(), index, addr, at, len, -1L, Long.MIN_VALUE, codec.mapArrayBase(r));
+            long result;
+            do
+            {
+                ensureIndex(index);
+                final Region r = regions.current();
+                result = r.table().insertAt(r.writer(), index, addr, at, len, -1L, Long.MIN_VALUE, codec.mapArrayBase(r));
+            }
+            while (result == SlotTable.STALE_VIEW);
             if (result == -FiErrno.EADDRINUSE)
             {
                 throw new FabricException("shmav_av_insert_at", FiErrno.EADDRINUSE, "index=" + index +
@@ -264,15 +291,27 @@ final class AvInserter
         }
     }
 
-    /** Grows a private AV to hold slot {@code index}; FI_EINVAL when no AV of this kind can. Under the write lock. */
+    /**
+     * Grows the AV to hold slot {@code index}: a private AV by a copy, a named one by segments up to its
+     * maximum; FI_EINVAL when it cannot. Under the write lock.
+     */
     private void ensureIndex(final long index)
     {
-        final long capacity = regions.current().layout().capacity();
+        Region r = regions.follow("shmav_av_insert_at");
+        if (!regions.growable())
+        {
+            while (index >= r.layout().capacity() && r.layout().canGrow() && index < r.layout().maxCapacity())
+            {
+                r = regions.growShared("shmav_av_insert_at");
+            }
+        }
+        final long capacity = r.layout().capacity();
         if (index < 0 || index >= capacity)
         {
             if (!regions.growable() || index < 0 || index >= AvFileDescriptor.MAX_CAPACITY)
             {
-                throw invalid("shmav_av_insert_at", "index=" + index + " is outside 0.." + (capacity - 1));
+                throw invalid("shmav_av_insert_at", "index=" + index + " is outside 0.." + (capacity - 1) +
+                    (regions.growable() ? "" : ", and the AV grows to at most " + r.layout().maxCapacity()));
             }
             regions.grow(index + 1, "shmav_av_insert_at");
         }

@@ -9,6 +9,7 @@ import org.shmav.AddrFormat;
 import org.shmav.Addresses;
 import org.shmav.Fi;
 import org.shmav.slots.Region;
+import org.shmav.slots.SlotTable;
 
 /**
  * The read side of one AV handle: fi_av_lookup, fi_av_straddr, reverse lookup, fi_av_user_id and the
@@ -40,8 +41,13 @@ final class AvLookup
         {
             throw invalid("fi_av_lookup", av.isClosed() ? "AV is closed" : "addr is null");
         }
-        final Region r = regions.current();
-        final long index = codec.indexOf(fiAddr, r);
+        Region r = regions.current();
+        long index = codec.indexOf(fiAddr);
+        if (index >= r.layout().capacity())
+        {
+            r = regions.follow("fi_av_lookup"); // the one branch a lookup adds: an index past this view
+            index = index < r.layout().capacity() ? index : -1;
+        }
         final int len = index < 0 ? -1 : r.table().lookup(index, addr);
         if (len < 0)
         {
@@ -85,8 +91,11 @@ final class AvLookup
         {
             return Fi.ADDR_NOTAVAIL;
         }
-        final Region r = regions.current();
-        final long index = r.table().reverseLookup(addr, at, len, -1L);
+        long index = regions.current().table().reverseLookup(addr, at, len, -1L);
+        while (index == SlotTable.STALE_VIEW)
+        {
+            index = regions.follow("fi_av_reverse_lookup").table().reverseLookup(addr, at, len, -1L);
+        }
         return index < 0 ? Fi.ADDR_NOTAVAIL : codec.encode(index);
     }
 
@@ -106,9 +115,8 @@ final class AvLookup
     /** True when {@code fiAddr} names a valid entry now. */
     boolean isValid(final long fiAddr)
     {
-        final Region r = regions.current();
-        final long index = codec.indexOf(fiAddr, r);
-        return index >= 0 && r.table().isValid(index);
+        final long index = av.indexOf(fiAddr);
+        return index >= 0 && regions.current().table().isValid(index);
     }
 
     /** The plain fi_addr of the entry {@code fiAddr} names, or {@code fiAddr} itself when it names none. */
@@ -121,7 +129,7 @@ final class AvLookup
     /** The fi_addr of every valid entry, in index order. */
     long[] validFiAddrs()
     {
-        final Region r = regions.current();
+        final Region r = regions.follow("fi_av_set");
         final long capacity = r.layout().capacity();
         long[] out = new long[(int)Math.min(capacity, 1024)];
         int n = 0;

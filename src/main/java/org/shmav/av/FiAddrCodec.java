@@ -43,8 +43,11 @@ final class FiAddrCodec
         return type == AvType.MAP ? mapBase + index : index;
     }
 
-    /** The slot index an fi_addr names, or -1 when it is FI_ADDR_NOTAVAIL or outside {@code r}. */
-    long indexOf(final long fiAddr, final Region r)
+    /**
+     * The slot index an fi_addr names, or -1 when it is FI_ADDR_NOTAVAIL; the caller checks it against
+     * the capacity of its view (a named AV may have grown past it).
+     */
+    long indexOf(final long fiAddr)
     {
         if (fiAddr == Fi.ADDR_NOTAVAIL)
         {
@@ -52,7 +55,7 @@ final class FiAddrCodec
         }
         final long a = fiAddr & addrMask;
         final long index = type == AvType.MAP ? (a - (mapBase & addrMask)) & addrMask : a;
-        return index >= 0 && index < r.layout().capacity() ? index : -1;
+        return index >= 0 ? index : -1;
     }
 
     /** The map base stored in {@code r} for a MAP AV (the slot table's per-entry fi_addr array), else 0. */

@@ -8,20 +8,24 @@ import org.shmav.shm.AvLayout;
 import org.shmav.slots.Region;
 
 /**
- * The region behind one AV handle: a named AV's mapped file, which never changes, or a private AV's
- * region in process memory, which {@link #grow} replaces with a larger copy when it is full (up to what
- * one region can hold). Readers take {@link #current()} without a lock (a volatile read); only a thread
- * holding the handle's write lock may grow it.
+ * The region behind one AV handle, as this handle sees it now: a private AV's region in process memory,
+ * which {@link #grow} replaces with a larger copy when it is full (up to what one region can hold), or a
+ * view of a named AV's file, which {@link #growShared} replaces with a view holding one more segment and
+ * {@link #follow} with the view of segments other processes added. Readers take {@link #current()}
+ * without a lock (a volatile read), and {@link #follow} only when they meet an index or an answer
+ * beyond it; only a thread holding the handle's write lock may grow it.
  */
 final class GrowableRegion
 {
     private final boolean privateAv;
+    private final String name;
     private volatile Region region;
 
-    GrowableRegion(final Region region, final boolean privateAv)
+    GrowableRegion(final Region region, final boolean privateAv, final String name)
     {
         this.region = region;
         this.privateAv = privateAv;
+        this.name = name;
     }
 
     /**
@@ -45,6 +49,36 @@ final class GrowableRegion
     Region current()
     {
         return region;
+    }
+
+    /**
+     * The current view, after mapping the segments other processes published since it was taken (a
+     * named AV that grew); the same region when nothing changed. Cheap when nothing did: one read of
+     * the header's segment count.
+     */
+    Region follow(final String call)
+    {
+        final Region r = region;
+        return privateAv || !r.table().stale() ? r : followSlowly(call);
+    }
+
+    private synchronized Region followSlowly(final String call)
+    {
+        final Region r = region.follow(call, name);
+        region = r;
+        return r;
+    }
+
+    /**
+     * Grows a named AV by one segment, or follows another process's growth, under the handle's write
+     * lock. FabricException FI_ENOSPC at its maximum or on a full file system, FI_EAGAIN when another
+     * process kept the growth from finishing.
+     */
+    synchronized Region growShared(final String call)
+    {
+        final Region r = region.grow(call, name);
+        region = r;
+        return r;
     }
 
     /** True for a private AV, which grows instead of reporting FI_ENOSPC. */

@@ -82,8 +82,13 @@ final class NamedAvOpener
     private static Region create(final DomainAttr domain, final AvAttr attr, final Path file)
     {
         final long capacity = attr.count() == 0 ? DEFAULT_COUNT : attr.count();
+        if (attr.maxCount() < 0)
+        {
+            throw invalid("maxCount=" + attr.maxCount() + " must be >= 0 (0: " + AvAttr.DEFAULT_MAX_COUNT + ")");
+        }
         final AvLayout layout = AvLayout.compute(domain.addrFormat(), attr.type(), capacity, ATTACHERS_CAPACITY,
-            domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0);
+            domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0)
+            .growingTo(attr.maxCount() == 0 ? AvAttr.DEFAULT_MAX_COUNT : attr.maxCount());
         final long base = attr.mapAddr() != 0 ? attr.mapAddr() : generatedMapBase();
         final long avFlags = attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC);
         return Region.of(SharedAvFile.create(file, attr.name(), layout, attr.groupAccess(), attr.createOnly(),
@@ -111,10 +116,10 @@ final class NamedAvOpener
             throw invalid("named AV '" + name + "' has another type: caller=" + requestedType.fiName() +
                 " file=" + layout.avType().fiName());
         }
-        if (attr.count() != 0 && attr.count() != layout.capacity())
+        if (attr.count() > Math.max(layout.maxCapacity(), layout.capacity()))
         {
-            throw invalid("named AV '" + name + "' has another count: caller=" + attr.count() +
-                " file=" + layout.capacity() + " (pass 0 to accept the file's)");
+            throw invalid("named AV '" + name + "' grows to at most " + layout.maxCapacity() + " entries, fewer than " +
+                "count=" + attr.count() + " (pass 0 to accept the file's; maxCount is set when an AV is created)");
         }
         if (domain.avAuthKey() && (layout.authKeySize() != domain.authKeySize() || layout.authKeysCapacity() == 0))
         {

@@ -83,6 +83,7 @@ final class AvHexDump
         f.add(new Field(SEGMENT_COUNT_OFFSET, 4, "segmentCount " + m.getInt(SEGMENT_COUNT_OFFSET)));
         f.add(new Field(SEGMENT_COUNT_OFFSET + 4, 4, "reserved"));
         f.add(new Field(CREATED_MILLIS_OFFSET, 8, "createdMillis " + Text.time(m.getLong(CREATED_MILLIS_OFFSET))));
+        f.add(new Field(MAX_CAPACITY_OFFSET, 8, "maxCapacity " + m.getLong(MAX_CAPACITY_OFFSET)));
         block("header", f);
         block(null, List.of(new Field(CHANGES_OFFSET, 8, "changes " + m.getLong(CHANGES_OFFSET) +
             " (bumped by every publish and removal)")));
@@ -92,20 +93,20 @@ final class AvHexDump
         block(null, List.of(new Field(ATTACHERS_HIGH_WATER_OFFSET, 8, "attachersHighWater " +
             m.getLong(ATTACHERS_HIGH_WATER_OFFSET))));
         block(null, List.of(new Field(FREE_GROUPS_OFFSET, 8, "free-group marks (first word): " + markedGroups() +
-            " groups of " + (1L << freeGroupShift(layout.capacity())) + " slots marked as maybe holding a FREE slot")));
-        final int seg = segmentOffset(0);
-        block("segment[0]", List.of(
-            new Field(seg + SEGMENT_FIRST_INDEX, 8, "firstIndex " + m.getLong(seg + SEGMENT_FIRST_INDEX)),
-            new Field(seg + SEGMENT_SLOT_COUNT, 8, "slotCount " + m.getLong(seg + SEGMENT_SLOT_COUNT)),
-            offsetField(seg + SEGMENT_SLOTS_OFFSET, "slotsOffset"),
-            offsetField(seg + SEGMENT_MAP_OFFSET, "mapOffset"),
-            new Field(seg + SEGMENT_FILE_NUMBER, 4, "fileNumber " + m.getInt(seg + SEGMENT_FILE_NUMBER))));
+            " groups of " + (1L << layout.freeGroupShift()) + " slots marked as maybe holding a FREE slot")));
+        for (int k = 0; k < layout.segments(); k++)
+        {
+            final int seg = segmentOffset(k);
+            block("segment[" + k + "]: slots " + layout.segmentFirst(k) + ".." + (layout.segmentEnd(k) - 1), List.of(
+                offsetField(seg + SEGMENT_SLOTS_OFFSET, "slotsOffset"),
+                offsetField(seg + SEGMENT_HASH_OFFSET, "hashOffset")));
+        }
     }
 
     /** How many free-group marks are set, over every group of the AV. */
     private long markedGroups()
     {
-        final long groups = freeGroupCount(layout.capacity());
+        final long groups = layout.freeGroups();
         long marked = 0;
         for (long g = 0; g < groups; g += Long.SIZE)
         {

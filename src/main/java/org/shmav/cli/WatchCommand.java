@@ -54,9 +54,8 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name);
         final Object fileKey = fileKey(file);
-        final Region region = dir.openReadOnly(name);
-        final SlotTable table = region.table();
-        long changes = table.changes();
+        Region region = dir.openReadOnly(name);
+        long changes = region.table().changes();
         diff(region, false);
         out().printf("watching AV '%s': %d entries, change counter %d%s%n", name, seen.size(), changes,
             durationSeconds > 0 ? ", for " + durationSeconds + " s" : "; Ctrl-C stops");
@@ -65,10 +64,11 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         while (System.nanoTime() - deadline < 0)
         {
             Thread.sleep(intervalMillis);
-            final long now = table.changes(); // read before the scan: a change during the scan is seen next time
+            final long now = region.table().changes(); // read before the scan: a change during it is seen next time
             if (now != changes)
             {
                 changes = now;
+                region = region.follow("shmav watch", name); // the AV may have grown: see its new segments
                 diff(region, true);
             }
             if (!fileKey.equals(fileKey(file)))

@@ -12,13 +12,18 @@ package org.shmav.shm;
  *   | attachers[attachersCapacity] |  64 bytes each, see {@link AttacherDescriptor}
  *   +------------------------------+ authKeysOffset
  *   | authKeys[authKeysCapacity]   |  authKeyEntryLength bytes each (none without auth keys)
- *   +------------------------------+ segment[0].slotsOffset
+ *   +------------------------------+ segment 0: slotsOffset
  *   | slots[capacity]              |  slotLength bytes each, see {@link SlotDescriptor}
- *   +------------------------------+ segment[0].mapOffset
+ *   +------------------------------+ mapOffset
  *   | map_addr[capacity]           |  u64 fi_addr of slot i, or FI_ADDR_NOTAVAIL (all ones)
  *   +------------------------------+ hashOffset
  *   | hash[hashBuckets]            |  u64 buckets: address -> slot (dedup, reverse lookup)
- *   +------------------------------+ fileLength
+ *   +------------------------------+ fileLength: the file of a new AV ends here
+ *   | segment 1: slots, map_addr,  |  appended by a growth ({@link AvLayout}, shm-layout.md GROWTH):
+ *   |   hash of the grown AV       |  segment k holds slots [first(k), end(k)); its hash replaces
+ *   +------------------------------+  the previous one, sized for end(k) slots
+ *   | segment 2 ...                |
+ *   +------------------------------+ the published length: AvLayout#fileLength of segmentCount segments
  *
  *   Header, one row per 8 bytes:
  *    0 |                         magic "shmav-av"                           |
@@ -39,6 +44,7 @@ package org.shmav.shm;
  *  120 |                          hashBuckets                               |
  *  128 |           segmentCount             |           reserved            |
  *  136 |                        createdMillis                               |
+ *  144 |                         maxCapacity                                |
  *  192 |                      changes (own cache line)                      |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
@@ -49,6 +55,7 @@ package org.shmav.shm;
  * 3072 | lock byte of FI_READ readers (never read or written, only locked)               |
  * 3080 | lock byte of the creator of a file not yet published (never read or written)    |
  * 3088 | lock byte of auth-key inserts (never read or written)                            |
+ * 3096 | lock byte of a growth (never read or written)                                    |
  * </pre>
  *
  * The creator fills every field and section, then writes {@code version} last with a release store:
@@ -60,7 +67,7 @@ public final class AvFileDescriptor
     /** "shmav-av" in ASCII, read as a little-endian u64. */
     public static final long MAGIC = 0x76612d76616d6873L;
     /** Layout major version: a file of another major version is refused. */
-    public static final int VERSION_MAJOR = 2;
+    public static final int VERSION_MAJOR = 3;
     /** Layout minor version: additions that older readers may ignore. */
     public static final int VERSION_MINOR = 0;
     /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */
@@ -85,7 +92,7 @@ public final class AvFileDescriptor
     public static final int AV_TYPE_OFFSET = 24;
     /** u32: bytes per slot. */
     public static final int SLOT_LENGTH_OFFSET = 28;
-    /** u64: number of slots; fixed for the life of the file in layout 1. */
+    /** u64: slots of segment 0 (the count at creation); the AV's capacity is that of its published segments. */
     public static final int CAPACITY_OFFSET = 32;
     /** u64: base of FI_AV_MAP fi_addr values (fi_addr = base + index). Never 0. */
     public static final int MAP_ADDR_BASE_OFFSET = 40;
@@ -93,7 +100,7 @@ public final class AvFileDescriptor
     public static final int CREATOR_PID_OFFSET = 48;
     /** u64: start time of the creating process, milliseconds since the epoch. */
     public static final int CREATOR_START_OFFSET = 56;
-    /** u64: length of the whole file; must equal the real file size. */
+    /** u64: length of the file with segment 0 alone (the file of a new AV); growth appends segments past it. */
     public static final int FILE_LENGTH_OFFSET = 64;
     /** u64: the creator's AV flags that shape the AV (FI_AV_USER_ID, FI_SYMMETRIC). */
     public static final int AV_FLAGS_OFFSET = 72;
@@ -109,14 +116,23 @@ public final class AvFileDescriptor
     public static final int ATTACHERS_OFFSET_OFFSET = 96;
     /** u64: file offset of the auth-key section. */
     public static final int AUTH_KEYS_OFFSET_OFFSET = 104;
-    /** u64: file offset of the hash section. */
+    /** u64: file offset of segment 0's hash section (the current hash is the last segment's). */
     public static final int HASH_OFFSET_OFFSET = 112;
-    /** u64: number of hash buckets, a power of two. */
+    /** u64: hash buckets of segment 0, a power of two (the current hash's: {@link AvLayout#hashBucketsFor} of the capacity). */
     public static final int HASH_BUCKETS_OFFSET = 120;
-    /** u32: segments in use (1 in layout 1). */
+    /**
+     * u32: segments published, 1 to {@link #MAX_SEGMENTS}. Written only by a grower, with a release store,
+     * after the new segment is reserved, initialised and indexed; read with acquire. A process whose view
+     * has fewer segments maps the file again before it writes (shm-layout.md, GROWTH).
+     */
     public static final int SEGMENT_COUNT_OFFSET = 128;
     /** u64: creation time, milliseconds since the epoch. */
     public static final int CREATED_MILLIS_OFFSET = 136;
+    /**
+     * u64: the most slots the AV may grow to, set at creation; growth stops at the last segment whose
+     * end is within it. Also sizes the free groups ({@link #freeGroupShift}), which never change.
+     */
+    public static final int MAX_CAPACITY_OFFSET = 144;
     /** u64: bumped on every publish and removal; watchers poll it. On its own cache line. */
     public static final int CHANGES_OFFSET = 192;
     /** u64: lower bound of the lowest FREE slot (low 32 bits) and an epoch bumped by every freeing (high 32). */
@@ -156,21 +172,21 @@ public final class AvFileDescriptor
      * and adds it, so that one insert of a new key wins across processes.
      */
     public static final int AUTH_KEY_LOCK_OFFSET = 3088;
-    /** Entries in the segment table. */
-    public static final int MAX_SEGMENTS = 8;
+    /**
+     * The byte a grower holds an exclusive record lock on from its check of {@code segmentCount} to its
+     * publication of the next segment: one growth at a time, and the kernel frees the byte of a grower
+     * that dies.
+     */
+    public static final int GROWTH_LOCK_OFFSET = 3096;
+    /** Entries in the segment table: enough to double from 1 slot to {@link #MAX_CAPACITY}. */
+    public static final int MAX_SEGMENTS = 32;
     /** Bytes per segment-table entry. */
-    public static final int SEGMENT_ENTRY_LENGTH = 64;
+    public static final int SEGMENT_ENTRY_LENGTH = 16;
 
-    /** Segment entry u64: index of the segment's first slot. */
-    public static final int SEGMENT_FIRST_INDEX = 0;
-    /** Segment entry u64: slots in the segment. */
-    public static final int SEGMENT_SLOT_COUNT = 8;
-    /** Segment entry u64: file offset of the segment's slots. */
-    public static final int SEGMENT_SLOTS_OFFSET = 16;
-    /** Segment entry u64: file offset of the segment's map_addr array. */
-    public static final int SEGMENT_MAP_OFFSET = 24;
-    /** Segment entry u32: 0 when the segment lives in this file (always, in layout 1). */
-    public static final int SEGMENT_FILE_NUMBER = 32;
+    /** Segment entry u64: file offset of the segment's slots (its map_addr array and hash follow). */
+    public static final int SEGMENT_SLOTS_OFFSET = 0;
+    /** Segment entry u64: file offset of the segment's hash, the AV's hash while it is the last segment. */
+    public static final int SEGMENT_HASH_OFFSET = 8;
 
     /** Largest capacity: slot numbers must fit the attacher journal's 30-bit field. */
     public static final long MAX_CAPACITY = 1L << 28;
@@ -180,7 +196,8 @@ public final class AvFileDescriptor
     }
 
     /**
-     * log2 of the slots per free group: the smallest shift of at least 6 (64 slots) that needs at most
+     * log2 of the slots per free group of an AV that may grow to {@code capacity} slots (its
+     * {@code maxCapacity}): the smallest shift of at least 6 (64 slots) that needs at most
      * {@link #FREE_GROUPS} groups, so 6 up to 1,048,576 slots.
      */
     public static int freeGroupShift(final long capacity)

@@ -7,27 +7,95 @@ import org.shmav.AvType;
 import org.shmav.FiErrno;
 
 /**
- * Where every section of one AV region lies: computed from the creation parameters
- * ({@link #compute}) or read from an existing header and checked against the real length
- * ({@link #read}), so that no offset derived from a file can point outside it.
+ * Where every section of one AV region lies, as one process sees it: computed from the creation
+ * parameters ({@link #compute}) or read from an existing header and checked ({@link #read}), so that no
+ * offset derived from a file can point outside it. Immutable: a growth ({@link #grown}) gives a new
+ * layout with one segment more, and the processes that follow it map the file again.
+ *
+ * <p>Segments (shm-layout.md, GROWTH). Segment 0 holds slots [0, c0), c0 being the count at creation.
+ * With G the smallest power of two not below c0, segment 1 holds [c0, 2G) and segment k &gt;= 2 holds
+ * [G 2^(k-1), G 2^k): the capacity doubles with each growth and an index past c0 finds its segment
+ * with one shift and a leading-zero count. Each segment is its slots, its map_addr array and a hash
+ * sized for the capacity it brings the AV to, appended at the end of the file. The hash in use is the
+ * last segment's.
  */
-public record AvLayout(
-    AddrFormat addrFormat,
-    AvType avType,
-    int addrLen,
-    int slotLength,
-    long capacity,
-    int attachersCapacity,
-    int authKeySize,
-    int authKeysCapacity,
-    long attachersOffset,
-    long authKeysOffset,
-    long slotsOffset,
-    long mapOffset,
-    long hashOffset,
-    long hashBuckets,
-    long fileLength)
+public final class AvLayout
 {
+    private final AddrFormat addrFormat;
+    private final AvType avType;
+    private final int addrLen;
+    private final int slotLength;
+    private final int attachersCapacity;
+    private final int authKeySize;
+    private final int authKeysCapacity;
+    private final long attachersOffset;
+    private final long authKeysOffset;
+    private final long firstCapacity;
+    private final long maxCapacity;
+    private final int log2G;
+    private final int segments;
+    private final long capacity;
+    private final long slotsOffset;
+    private final long mapOffset;
+    private final long baseLength;
+    private final long hashOffset;
+    private final long hashBuckets;
+    private final long fileLength;
+    /** Per segment: file offset of its slots and of its hash; slot and map_addr offsets less first * size. */
+    private final long[] segmentSlots;
+    private final long[] segmentHashes;
+    private final long[] slotBase;
+    private final long[] mapBase;
+
+    private AvLayout(final AddrFormat addrFormat, final AvType avType, final long firstCapacity, final long maxCapacity,
+        final int attachersCapacity, final int authKeySize, final int authKeysCapacity, final long firstBuckets,
+        final int segments)
+    {
+        this.addrFormat = addrFormat;
+        this.avType = avType;
+        this.addrLen = addrFormat.addrlen();
+        this.slotLength = SlotDescriptor.slotLength(addrLen);
+        this.attachersCapacity = attachersCapacity;
+        this.authKeySize = authKeySize;
+        this.authKeysCapacity = authKeysCapacity;
+        this.firstCapacity = firstCapacity;
+        this.maxCapacity = maxCapacity;
+        this.log2G = 64 - Long.numberOfLeadingZeros(Math.max(firstCapacity, 1) - 1);
+        this.segments = segments;
+        this.attachersOffset = HEADER_LENGTH;
+        this.authKeysOffset = align(attachersOffset + (long)attachersCapacity * AttacherDescriptor.LENGTH, SECTION_ALIGNMENT);
+        this.slotsOffset = align(authKeysOffset + (long)authKeysCapacity * authKeyEntryLength(authKeySize), SECTION_ALIGNMENT);
+        this.mapOffset = align(slotsOffset + firstCapacity * slotLength, SECTION_ALIGNMENT);
+        final long firstHash = align(mapOffset + firstCapacity * Long.BYTES, SECTION_ALIGNMENT);
+        this.baseLength = align(firstHash + firstBuckets * Long.BYTES, SECTION_ALIGNMENT);
+        this.segmentSlots = new long[segments];
+        this.segmentHashes = new long[segments];
+        this.slotBase = new long[segments];
+        this.mapBase = new long[segments];
+        segmentSlots[0] = slotsOffset;
+        segmentHashes[0] = firstHash;
+        slotBase[0] = slotsOffset;
+        mapBase[0] = mapOffset;
+        long end = baseLength;
+        long buckets = firstBuckets;
+        for (int k = 1; k < segments; k++)
+        {
+            final long first = segmentFirst(k);
+            final long n = segmentEnd(k) - first;
+            segmentSlots[k] = end;
+            final long map = align(end + n * slotLength, SECTION_ALIGNMENT);
+            segmentHashes[k] = align(map + n * Long.BYTES, SECTION_ALIGNMENT);
+            buckets = hashBucketsFor(segmentEnd(k));
+            end = align(segmentHashes[k] + buckets * Long.BYTES, SECTION_ALIGNMENT);
+            slotBase[k] = segmentSlots[k] - first * slotLength;
+            mapBase[k] = map - first * Long.BYTES;
+        }
+        this.capacity = segmentEnd(segments - 1);
+        this.hashOffset = segmentHashes[segments - 1];
+        this.hashBuckets = buckets;
+        this.fileLength = end;
+    }
+
     /** Bytes per auth-key entry: state word, user id, key bytes padded to 8. */
     public static int authKeyEntryLength(final int authKeySize)
     {
@@ -35,8 +103,8 @@ public record AvLayout(
     }
 
     /**
-     * Hash buckets of a new region: a power of two of at least two per slot. A full AV's hash is then
-     * at most about half used, and at 1,000,000 slots it is 16 MB: with four per slot (32 MB, as
+     * Hash buckets for {@code capacity} slots: a power of two of at least two per slot. A full AV's hash is
+     * then at most about half used, and at 1,000,000 slots it is 16 MB: with four per slot (32 MB, as
      * layout 1.0 had) single inserts were about 25% slower, from cache and TLB misses (InsertBench).
      */
     public static long hashBucketsFor(final long capacity)
@@ -44,7 +112,7 @@ public record AvLayout(
         return Long.highestOneBit(Math.max(capacity, 1) * 2 - 1) << 1;
     }
 
-    /** The layout of a new region. */
+    /** The layout of a new region of one segment of {@code capacity} slots, which never grows (private AVs). */
     public static AvLayout compute(
         final AddrFormat addrFormat,
         final AvType avType,
@@ -57,7 +125,7 @@ public record AvLayout(
             hashBucketsFor(capacity));
     }
 
-    /** The layout of a region with {@code buckets} hash buckets (tests write files of other shapes with it). */
+    /** The same with {@code buckets} hash buckets in segment 0 (tests write files of other shapes with it). */
     public static AvLayout compute(
         final AddrFormat addrFormat,
         final AvType avType,
@@ -67,16 +135,62 @@ public record AvLayout(
         final int authKeysCapacity,
         final long buckets)
     {
-        final int addrLen = addrFormat.addrlen();
-        final int slotLength = SlotDescriptor.slotLength(addrLen);
-        final long attachersOffset = HEADER_LENGTH;
-        final long authKeysOffset = align(attachersOffset + (long)attachersCapacity * AttacherDescriptor.LENGTH, SECTION_ALIGNMENT);
-        final long slotsOffset = align(authKeysOffset + (long)authKeysCapacity * authKeyEntryLength(authKeySize), SECTION_ALIGNMENT);
-        final long mapOffset = align(slotsOffset + capacity * slotLength, SECTION_ALIGNMENT);
-        final long hashOffset = align(mapOffset + capacity * Long.BYTES, SECTION_ALIGNMENT);
-        final long fileLength = align(hashOffset + buckets * Long.BYTES, SECTION_ALIGNMENT);
-        return new AvLayout(addrFormat, avType, addrLen, slotLength, capacity, attachersCapacity, authKeySize,
-            authKeysCapacity, attachersOffset, authKeysOffset, slotsOffset, mapOffset, hashOffset, buckets, fileLength);
+        return new AvLayout(addrFormat, avType, capacity, capacity, attachersCapacity, authKeySize, authKeysCapacity,
+            buckets, 1);
+    }
+
+    /** This new region's layout, allowed to grow up to {@code max} slots (at least its capacity). */
+    public AvLayout growingTo(final long max)
+    {
+        return new AvLayout(addrFormat, avType, firstCapacity, Math.max(firstCapacity, Math.min(max, MAX_CAPACITY)),
+            attachersCapacity, authKeySize, authKeysCapacity, hashBucketsFor(firstCapacity), segments);
+    }
+
+    /** True when one more segment fits within {@code maxCapacity} and the segment table. */
+    public boolean canGrow()
+    {
+        return segments < MAX_SEGMENTS && segmentEnd(segments) <= maxCapacity;
+    }
+
+    /** The layout with one segment more; see {@link #canGrow}. */
+    public AvLayout grown()
+    {
+        if (!canGrow())
+        {
+            throw new IllegalStateException("cannot grow past " + capacity + " slots");
+        }
+        return new AvLayout(addrFormat, avType, firstCapacity, maxCapacity, attachersCapacity, authKeySize,
+            authKeysCapacity, hashBucketsFor(firstCapacity), segments + 1);
+    }
+
+    /** Index of segment {@code k}'s first slot. */
+    public long segmentFirst(final int k)
+    {
+        return k == 0 ? 0 : k == 1 ? firstCapacity : 1L << (log2G + k - 1);
+    }
+
+    /** One past segment {@code k}'s last slot: the AV's capacity once it has {@code k + 1} segments. */
+    public long segmentEnd(final int k)
+    {
+        return k == 0 ? firstCapacity : 1L << (log2G + k);
+    }
+
+    /** The segment holding slot {@code index}, at least {@link #firstCapacity()}: one shift, one leading-zero count. */
+    private int segmentOf(final long index)
+    {
+        return Math.max(1, 64 - Long.numberOfLeadingZeros(index >>> log2G));
+    }
+
+    /** File offset of segment {@code k}'s slots. */
+    public long segmentSlotsOffset(final int k)
+    {
+        return segmentSlots[k];
+    }
+
+    /** File offset of segment {@code k}'s hash. */
+    public long segmentHashOffset(final int k)
+    {
+        return segmentHashes[k];
     }
 
     /** Writes every layout field of the header (not the version: that is written last, by the creator). */
@@ -88,11 +202,11 @@ public record AvLayout(
         m.putInt(ADDR_LEN_OFFSET, addrLen);
         m.putInt(AV_TYPE_OFFSET, avType.value());
         m.putInt(SLOT_LENGTH_OFFSET, slotLength);
-        m.putLong(CAPACITY_OFFSET, capacity);
+        m.putLong(CAPACITY_OFFSET, firstCapacity);
         m.putLong(MAP_ADDR_BASE_OFFSET, mapAddrBase);
         m.putLong(CREATOR_PID_OFFSET, Processes.SELF_PID);
         m.putLong(CREATOR_START_OFFSET, Processes.SELF_START_MILLIS);
-        m.putLong(FILE_LENGTH_OFFSET, fileLength);
+        m.putLong(FILE_LENGTH_OFFSET, baseLength);
         m.putLong(AV_FLAGS_OFFSET, avFlags);
         m.putInt(RX_CTX_BITS_OFFSET, rxCtxBits);
         m.putInt(AUTH_KEY_SIZE_OFFSET, authKeySize);
@@ -100,22 +214,26 @@ public record AvLayout(
         m.putInt(AUTH_KEYS_CAPACITY_OFFSET, authKeysCapacity);
         m.putLong(ATTACHERS_OFFSET_OFFSET, attachersOffset);
         m.putLong(AUTH_KEYS_OFFSET_OFFSET, authKeysOffset);
-        m.putLong(HASH_OFFSET_OFFSET, hashOffset);
-        m.putLong(HASH_BUCKETS_OFFSET, hashBuckets);
+        m.putLong(HASH_OFFSET_OFFSET, segmentHashes[0]);
+        m.putLong(HASH_BUCKETS_OFFSET, hashBucketsFor(firstCapacity));
         m.putInt(SEGMENT_COUNT_OFFSET, 1);
         m.putLong(CREATED_MILLIS_OFFSET, System.currentTimeMillis());
-        final int seg = segmentOffset(0);
-        m.putLong(seg + SEGMENT_FIRST_INDEX, 0);
-        m.putLong(seg + SEGMENT_SLOT_COUNT, capacity);
-        m.putLong(seg + SEGMENT_SLOTS_OFFSET, slotsOffset);
-        m.putLong(seg + SEGMENT_MAP_OFFSET, mapOffset);
-        m.putInt(seg + SEGMENT_FILE_NUMBER, 0);
+        m.putLong(MAX_CAPACITY_OFFSET, maxCapacity);
+        writeSegmentEntry(m, 0);
+    }
+
+    /** Writes segment {@code k}'s entry of the segment table (before a grower publishes it). */
+    public void writeSegmentEntry(final Memory m, final int k)
+    {
+        m.putLong(segmentOffset(k) + SEGMENT_SLOTS_OFFSET, segmentSlots[k]);
+        m.putLong(segmentOffset(k) + SEGMENT_HASH_OFFSET, segmentHashes[k]);
     }
 
     /**
-     * Reads and checks the layout of a ready region of {@code realLength} bytes. Every size and offset
-     * is checked against the real length, so that a corrupted, truncated or foreign file is refused
-     * here and never read out of bounds later.
+     * Reads and checks the layout of a ready region. Every size and offset is checked, so that a
+     * corrupted or foreign file is refused here and never read out of bounds later; the caller checks
+     * that the region is at least {@link #fileLength()} long (a file may be longer: a grower that died
+     * left its reservation).
      *
      * @throws LayoutException with the errno to report and what is wrong
      */
@@ -138,7 +256,7 @@ public record AvLayout(
             throw new LayoutException(FiErrno.EINVAL, "layout version " + (version >>> 16) + "." + (version & 0xFFFF) +
                 " is not supported: app=" + VERSION_MAJOR + "." + VERSION_MINOR + " file=" + (version >>> 16) + "." +
                 (version & 0xFFFF) + (version >>> 16 < VERSION_MAJOR
-                    ? " (written by an older shmav, whose liveness test is unsafe next to this one: stop its " +
+                    ? " (written by an older shmav, which cannot follow this one's growth or liveness: stop its " +
                         "processes, remove the AV with 'shmav rm' and create it again)"
                     : " (written by a newer shmav: use that version in every process of the job)"));
         }
@@ -149,36 +267,46 @@ public record AvLayout(
         check(type == AvType.MAP || type == AvType.TABLE, "avType", m.getInt(AV_TYPE_OFFSET));
         final long capacity = m.getLong(CAPACITY_OFFSET);
         check(capacity > 0 && capacity <= MAX_CAPACITY, "capacity", capacity);
+        final long max = m.getLong(MAX_CAPACITY_OFFSET);
+        check(max >= capacity && max <= MAX_CAPACITY, "maxCapacity", max);
         final int attachersCapacity = m.getInt(ATTACHERS_CAPACITY_OFFSET);
         check(attachersCapacity > 0 && attachersCapacity <= 1 << 16, "attachersCapacity", attachersCapacity);
         final int authKeySize = m.getInt(AUTH_KEY_SIZE_OFFSET);
         check(authKeySize >= 0 && authKeySize <= 4096, "authKeySize", authKeySize);
         final int authKeysCapacity = m.getInt(AUTH_KEYS_CAPACITY_OFFSET);
         check(authKeysCapacity >= 0 && authKeysCapacity <= 1 << 16, "authKeysCapacity", authKeysCapacity);
-        check(m.getInt(SEGMENT_COUNT_OFFSET) == 1, "segmentCount", m.getInt(SEGMENT_COUNT_OFFSET));
+        final long buckets = m.getLong(HASH_BUCKETS_OFFSET);
+        check(buckets == hashBucketsFor(capacity), "hashBuckets", buckets);
+        final int segments = m.getIntAcquire(SEGMENT_COUNT_OFFSET);
+        check(segments >= 1 && segments <= MAX_SEGMENTS, "segmentCount", segments);
 
         // Recompute the whole layout from the few free parameters and require the file to agree
         // field by field: every offset is then known to be in bounds.
-        final long buckets = m.getLong(HASH_BUCKETS_OFFSET);
-        check(buckets == hashBucketsFor(capacity), "hashBuckets", buckets);
-        final AvLayout expected = compute(format, type, capacity, attachersCapacity, authKeySize, authKeysCapacity, buckets);
+        final AvLayout one = new AvLayout(format, type, capacity, max, attachersCapacity, authKeySize, authKeysCapacity,
+            buckets, 1);
+        check(segments == 1 || one.segmentEnd(segments - 1) <= max, "segmentCount", segments);
+        final AvLayout expected = segments == 1 ? one : new AvLayout(format, type, capacity, max, attachersCapacity,
+            authKeySize, authKeysCapacity, buckets, segments);
+        check(expected.fileLength <= Integer.MAX_VALUE, "segmentCount", segments);
         check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen, "addrLen", m.getInt(ADDR_LEN_OFFSET));
         check(m.getInt(SLOT_LENGTH_OFFSET) == expected.slotLength, "slotLength", m.getInt(SLOT_LENGTH_OFFSET));
         check(m.getLong(ATTACHERS_OFFSET_OFFSET) == expected.attachersOffset, "attachersOffset", m.getLong(ATTACHERS_OFFSET_OFFSET));
         check(m.getLong(AUTH_KEYS_OFFSET_OFFSET) == expected.authKeysOffset, "authKeysOffset", m.getLong(AUTH_KEYS_OFFSET_OFFSET));
-        check(m.getLong(HASH_OFFSET_OFFSET) == expected.hashOffset, "hashOffset", m.getLong(HASH_OFFSET_OFFSET));
-        final int seg = segmentOffset(0);
-        check(m.getLong(seg + SEGMENT_FIRST_INDEX) == 0, "segment[0].firstIndex", m.getLong(seg + SEGMENT_FIRST_INDEX));
-        check(m.getLong(seg + SEGMENT_SLOT_COUNT) == capacity, "segment[0].slotCount", m.getLong(seg + SEGMENT_SLOT_COUNT));
-        check(m.getLong(seg + SEGMENT_SLOTS_OFFSET) == expected.slotsOffset, "segment[0].slotsOffset", m.getLong(seg + SEGMENT_SLOTS_OFFSET));
-        check(m.getLong(seg + SEGMENT_MAP_OFFSET) == expected.mapOffset, "segment[0].mapOffset", m.getLong(seg + SEGMENT_MAP_OFFSET));
-        check(m.getInt(seg + SEGMENT_FILE_NUMBER) == 0, "segment[0].fileNumber", m.getInt(seg + SEGMENT_FILE_NUMBER));
-        final long fileLength = m.getLong(FILE_LENGTH_OFFSET);
-        check(fileLength == expected.fileLength, "fileLength", fileLength);
-        if (realLength != fileLength)
+        check(m.getLong(HASH_OFFSET_OFFSET) == expected.segmentHashes[0], "hashOffset", m.getLong(HASH_OFFSET_OFFSET));
+        for (int k = 0; k < segments; k++)
+        {
+            final int entry = segmentOffset(k);
+            check(m.getLong(entry + SEGMENT_SLOTS_OFFSET) == expected.segmentSlots[k], "segment[" + k + "].slotsOffset",
+                m.getLong(entry + SEGMENT_SLOTS_OFFSET));
+            check(m.getLong(entry + SEGMENT_HASH_OFFSET) == expected.segmentHashes[k], "segment[" + k + "].hashOffset",
+                m.getLong(entry + SEGMENT_HASH_OFFSET));
+        }
+        final long baseLength = m.getLong(FILE_LENGTH_OFFSET);
+        check(baseLength == expected.baseLength, "fileLength", baseLength);
+        if (realLength < expected.baseLength)
         {
             throw new LayoutException(FiErrno.EINVAL, "file is " + realLength + " bytes but its header says " +
-                fileLength + ": truncated or extended; remove it with 'shmav rm' and create it again");
+                baseLength + ": truncated; remove it with 'shmav rm' and create it again");
         }
         check(m.getLong(MAP_ADDR_BASE_OFFSET) != 0, "mapAddrBase", 0);
         return expected;
@@ -193,19 +321,27 @@ public record AvLayout(
         }
     }
 
-    /** Offset of slot {@code index}. */
+    /** Offset of slot {@code index} (below {@link #capacity()}): segment 0's in one predictable branch. */
     public int slot(final long index)
     {
-        return (int)(slotsOffset + index * slotLength);
+        if (index < firstCapacity)
+        {
+            return (int)(slotsOffset + index * slotLength);
+        }
+        return (int)(slotBase[segmentOf(index)] + index * slotLength);
     }
 
-    /** Offset of map_addr entry {@code index}. */
+    /** Offset of map_addr entry {@code index} (below {@link #capacity()}). */
     public int map(final long index)
     {
-        return (int)(mapOffset + index * Long.BYTES);
+        if (index < firstCapacity)
+        {
+            return (int)(mapOffset + index * Long.BYTES);
+        }
+        return (int)(mapBase[segmentOf(index)] + index * Long.BYTES);
     }
 
-    /** Offset of hash bucket {@code bucket}. */
+    /** Offset of bucket {@code bucket} of the hash in use (the last segment's). */
     public int bucket(final long bucket)
     {
         return (int)(hashOffset + bucket * Long.BYTES);
@@ -221,6 +357,123 @@ public record AvLayout(
     public int authKey(final int index)
     {
         return (int)(authKeysOffset + (long)index * authKeyEntryLength(authKeySize));
+    }
+
+    public AddrFormat addrFormat()
+    {
+        return addrFormat;
+    }
+
+    public AvType avType()
+    {
+        return avType;
+    }
+
+    public int addrLen()
+    {
+        return addrLen;
+    }
+
+    public int slotLength()
+    {
+        return slotLength;
+    }
+
+    /** Slots of every segment of this layout: the AV's capacity as this view sees it. */
+    public long capacity()
+    {
+        return capacity;
+    }
+
+    /** Slots of segment 0: the count the AV was created with. */
+    public long firstCapacity()
+    {
+        return firstCapacity;
+    }
+
+    /** The most slots growth may bring the AV to. */
+    public long maxCapacity()
+    {
+        return maxCapacity;
+    }
+
+    /** Segments of this layout. */
+    public int segments()
+    {
+        return segments;
+    }
+
+    public int attachersCapacity()
+    {
+        return attachersCapacity;
+    }
+
+    public int authKeySize()
+    {
+        return authKeySize;
+    }
+
+    public int authKeysCapacity()
+    {
+        return authKeysCapacity;
+    }
+
+    public long attachersOffset()
+    {
+        return attachersOffset;
+    }
+
+    public long authKeysOffset()
+    {
+        return authKeysOffset;
+    }
+
+    /** Segment 0's slots. */
+    public long slotsOffset()
+    {
+        return slotsOffset;
+    }
+
+    /** Segment 0's map_addr array. */
+    public long mapOffset()
+    {
+        return mapOffset;
+    }
+
+    /** The hash in use: the last segment's. */
+    public long hashOffset()
+    {
+        return hashOffset;
+    }
+
+    /** Buckets of the hash in use. */
+    public long hashBuckets()
+    {
+        return hashBuckets;
+    }
+
+    /** Bytes of the file up to the end of the last segment. */
+    public long fileLength()
+    {
+        return fileLength;
+    }
+
+    /** Bytes of the file with segment 0 alone (the header's {@code fileLength}). */
+    public long baseLength()
+    {
+        return baseLength;
+    }
+
+    /** log2 of the slots per free group: fixed for the life of the AV, by its {@link #maxCapacity()}. */
+    public int freeGroupShift()
+    {
+        return AvFileDescriptor.freeGroupShift(maxCapacity);
+    }
+
+    /** Free groups covering this view's slots. */
+    public long freeGroups()
+    {
+        return ((capacity - 1) >>> freeGroupShift()) + 1;
     }
 
     /** A problem with a region's layout, carrying the errno to report. */

@@ -243,13 +243,17 @@ public final class SharedAvFile
             {
                 FileOwnership.checkWritable(file, name, groupAccess);
             }
-            final Memory m = map(ch, file, name, readOnly, "fi_av_open");
-            final AvLayout layout = readReady(m, file, name);
+            final Memory first = map(ch, file, name, readOnly, "fi_av_open");
+            final AvLayout checked = readReady(first, file, name);
+            // The file may be longer than its published segments (a dead grower's reservation) or have
+            // grown since it was sized: map exactly what the header publishes now.
+            final Mapped mapped = first.capacity() == checked.fileLength() ? new Mapped(first, checked, ch)
+                : SegmentFile.current(first, ch, readOnly, "fi_av_open", name);
             if (!readOnly)
             {
-                FileOwnership.allocateEveryPage(m, file, name);
+                FileOwnership.allocateEveryPage(mapped.memory(), file, name);
             }
-            return new Mapped(m, layout, ch);
+            return mapped;
         }
         catch (final RuntimeException | Error e)
         {

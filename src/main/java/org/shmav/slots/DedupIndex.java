@@ -58,6 +58,10 @@ final class DedupIndex
     long reverseLookup(final ByteBuffer src, final int off, final int len, final long authKey)
     {
         final long epoch = m.getLongAcquire(AvFileDescriptor.HASH_EPOCH_OFFSET);
+        if (stale())
+        {
+            return SlotTable.STALE_VIEW;
+        }
         if ((epoch & 0xFFFF_FFFFL) == 0)
         {
             final long slot = probe(src, off, len, authKey, hash(src, off, len, authKey));
@@ -67,7 +71,14 @@ final class DedupIndex
                 return slot;
             }
         }
-        return scan(src, off, len, authKey);
+        final long found = scan(src, off, len, authKey);
+        return found >= 0 || !stale() ? found : SlotTable.STALE_VIEW; // a growth ran: its new slots are not in view
+    }
+
+    /** True when the AV grew past this view: its hash is not the one in use. Read after the epoch. */
+    private boolean stale()
+    {
+        return m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments();
     }
 
     /** Probes the hash for a VALID slot holding the key; -1 when none is indexed. */

@@ -43,18 +43,26 @@ final class FreeSlots
         this.m = m;
         this.layout = layout;
         this.capacity = layout.capacity();
-        this.groupShift = AvFileDescriptor.freeGroupShift(capacity);
-        this.groupCount = AvFileDescriptor.freeGroupCount(capacity);
+        this.groupShift = layout.freeGroupShift();
+        this.groupCount = layout.freeGroups();
     }
 
-    /** Marks every group of a new region, whose slots are all FREE. */
-    static void markAll(final Memory m, final long capacity)
+    /**
+     * Marks every group holding a slot of [first, end), slots that are all FREE: those of a new region
+     * (plain stores, nobody else sees it yet), or those of a segment a grower is about to publish (an
+     * atomic or, since other writers clear and set marks of the existing groups meanwhile). A mark is a
+     * hint that may be set without a FREE slot, never the reverse, so setting one is always safe.
+     */
+    static void mark(final Memory m, final AvLayout layout, final long first, final long end)
     {
-        final long groups = AvFileDescriptor.freeGroupCount(capacity);
-        for (long g = 0; g < groups; g += Long.SIZE)
+        final int shift = layout.freeGroupShift();
+        for (long g = first >>> shift; g <= (end - 1) >>> shift; g++)
         {
-            final long left = groups - g;
-            m.putLong(AvFileDescriptor.freeGroupWordOffset(g), left >= Long.SIZE ? -1L : (1L << left) - 1);
+            final int word = AvFileDescriptor.freeGroupWordOffset(g);
+            if ((m.getLongVolatile(word) & (1L << g)) == 0)
+            {
+                m.getAndBitwiseOrLong(word, 1L << g);
+            }
         }
     }
 

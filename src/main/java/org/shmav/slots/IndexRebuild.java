@@ -40,6 +40,10 @@ final class IndexRebuild
     static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Rebuilder index + 1 of a rebuild whose rebuilder gave up after an Error: nobody's, so the next writer takes it over. */
     static final long ABANDONED = 0xFFFF_FFFFL;
+    /** Results of {@link #enterPhase}. */
+    static final int ENTERED = 0;
+    static final int TIMED_OUT = 1;
+    static final int STALE = 2;
 
     private final Memory m;
     private final AvLayout layout;
@@ -72,11 +76,24 @@ final class IndexRebuild
     }
 
     /**
-     * Marks this writer as inside an insert, unless an index rebuild runs: then it waits for the
-     * rebuild (taking it over if its rebuilder died). False when a live rebuilder kept going past the
-     * deadline.
+     * True when a growth published segments this view does not have: its hash is no longer the one
+     * in use, so the view must not write (the caller maps the file again). A growth publishes only
+     * while it holds the rebuild mark with every phase 0, so a writer inside its phase, or holding the
+     * mark, that found its view current keeps it current until it leaves.
      */
-    boolean enterPhase(final SlotTable.Writer w)
+    boolean stale()
+    {
+        return m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments();
+    }
+
+    /**
+     * Marks this writer as inside an insert, unless an index rebuild runs: then it waits for the
+     * rebuild (taking it over if its rebuilder died). {@link #ENTERED}; {@link #TIMED_OUT} when a live
+     * rebuilder kept going past the deadline; {@link #STALE} (outside the phase) when the AV grew past
+     * this view. A writer sets its phase, then reads the epoch, then the segment count: a growth that
+     * published reset the epoch after, so the writer sees the new count.
+     */
+    int enterPhase(final SlotTable.Writer w)
     {
         long deadline = Waits.NO_DEADLINE;
         while (true)
@@ -85,13 +102,22 @@ final class IndexRebuild
             final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
             if ((epoch & 0xFFFF_FFFFL) == 0)
             {
-                return true;
+                if (!stale())
+                {
+                    return ENTERED;
+                }
+                m.setLongRelease(w.entry + PHASE_OFFSET, 0);
+                return STALE;
             }
             m.setLongVolatile(w.entry + PHASE_OFFSET, 0);
+            if (stale())
+            {
+                return STALE;
+            }
             deadline = Waits.startWaiting(deadline);
             if (!awaitRebuild(w, epoch, deadline))
             {
-                return false;
+                return TIMED_OUT;
             }
         }
     }
@@ -120,6 +146,10 @@ final class IndexRebuild
         {
             if (!rebuilderAlive(epoch, w))
             {
+                if (stale())
+                {
+                    return true; // only a view of the hash in use may rebuild it: the caller maps the file again
+                }
                 final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
                 if (m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine))
                 {
@@ -140,7 +170,7 @@ final class IndexRebuild
     boolean finishAbandonedRebuild(final SlotTable.Writer w)
     {
         final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
-        if ((epoch & 0xFFFF_FFFFL) == 0 || rebuilderAlive(epoch, w))
+        if ((epoch & 0xFFFF_FFFFL) == 0 || rebuilderAlive(epoch, w) || stale())
         {
             return false;
         }
@@ -171,22 +201,44 @@ final class IndexRebuild
     /** See {@link SlotTable#rebuildIndex}. */
     boolean rebuildIndex(final SlotTable.Writer w)
     {
+        return quiesce(w, index::rebuildBuckets);
+    }
+
+    /**
+     * Runs {@code work} with the rebuild mark held and every other writer outside its phase, as a
+     * rebuild does: the index rebuild itself, or a growth's indexing and publication of a segment.
+     * False when another rebuild ran instead (waited for), live writers stayed inside their phase, or
+     * this view is stale; {@code work} did not run then.
+     */
+    boolean quiesce(final SlotTable.Writer w, final Runnable work)
+    {
         final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
         if ((epoch & 0xFFFF_FFFFL) != 0)
         {
             awaitRebuild(w, epoch, System.nanoTime() + Waits.CLAIM_WAIT_NANOS);
             return false; // someone else rebuilt
         }
+        if (stale())
+        {
+            return false;
+        }
         final long mine = (((epoch >>> 32) + 1) << 32) | (w.index + 1);
-        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && rebuildAs(w, mine);
+        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && runAs(w, mine, work);
+    }
+
+    /** A rebuild taken over from a dead or failed rebuilder: the whole index, afresh. */
+    private boolean rebuildAs(final SlotTable.Writer w, final long mine)
+    {
+        return runAs(w, mine, index::rebuildBuckets);
     }
 
     /**
      * The rebuild marked by {@code mine}: waits (bounded) for other writers to leave their phase,
-     * recovering dead ones, then rebuilds the buckets. An Error or exception on the way marks the
-     * rebuild {@link #ABANDONED}, so that the next writer takes it over instead of waiting for us.
+     * recovering dead ones, then runs {@code work}. An Error or exception on the way, or a view found
+     * stale (a taken-over rebuild may have left the hash in use half-built), marks the rebuild
+     * {@link #ABANDONED}, so that the next writer with a current view takes it over.
      */
-    private boolean rebuildAs(final SlotTable.Writer w, final long mine)
+    private boolean runAs(final SlotTable.Writer w, final long mine, final Runnable work)
     {
         final long idle = mine & 0xFFFF_FFFF_0000_0000L;
         try
@@ -196,7 +248,12 @@ final class IndexRebuild
                 m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle);
                 return false;
             }
-            index.rebuildBuckets();
+            if (stale())
+            {
+                m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle | ABANDONED);
+                return false;
+            }
+            work.run();
             m.setLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET, idle);
             return true;
         }

@@ -84,6 +84,13 @@ final class Recovery
             {
                 return 0; // freed meanwhile
             }
+            if (m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments())
+            {
+                // The AV grew past this view, and the dead writer may hold a slot of the new segments
+                // (read now, with its lock held, the count covers every slot it could have claimed):
+                // leave the entry to a recoverer whose view is current.
+                return 0;
+            }
             final int repaired = repair(a, entry);
             m.compareAndSetLong(entry + TOKEN_OFFSET, token, 0L);
             return repaired;

@@ -8,6 +8,7 @@ import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
+import org.shmav.shm.SegmentFile;
 import org.shmav.shm.SharedAvFile;
 
 /**
@@ -37,6 +38,7 @@ public final class Region
     private final SlotTable.Writer writer;
     private final AvFileChannel file;
     private final boolean reader;
+    private final boolean readOnly;
 
     private Region(final Memory memory, final AvLayout layout, final Liveness liveness, final AvFileChannel file,
         final Role role)
@@ -49,6 +51,51 @@ public final class Region
         this.file = file;
         this.writer = role == Role.WRITER ? table.attach() : null;
         this.reader = role == Role.READER && holdReaderLock(file);
+        this.readOnly = role != Role.WRITER;
+    }
+
+    /** A later view of the same named AV: its segments as {@code mapped} has them, and what {@code was} holds. */
+    private Region(final SharedAvFile.Mapped mapped, final Region was)
+    {
+        this.memory = mapped.memory();
+        this.layout = mapped.layout();
+        this.liveness = was.liveness;
+        this.table = new SlotTable(memory, layout, liveness);
+        this.authKeys = new AuthKeyTable(memory, layout, liveness);
+        this.file = was.file;
+        this.writer = was.writer; // one attacher entry, whatever the view: its state carries over
+        this.reader = was.reader;
+        this.readOnly = was.readOnly;
+    }
+
+    /**
+     * This region, or, when the named AV grew past it (another process published segments), a view of
+     * the AV as it is now: the file mapped again up to its last segment. The old view stays mapped for
+     * whoever still reads it, and intact: segments never move.
+     */
+    public Region follow(final String call, final String name)
+    {
+        if (file == null || !table.stale())
+        {
+            return this;
+        }
+        return new Region(SegmentFile.current(memory, file, readOnly, call, name), this);
+    }
+
+    /**
+     * Grows the named AV by one segment (or follows another process's growth) and returns the view of
+     * it that has the new segment; see {@link SegmentGrowth}. FI_ENOSPC at the AV's maximum or on a full
+     * file system, FI_EAGAIN when another process kept the growth from finishing.
+     */
+    public Region grow(final String call, final String name)
+    {
+        return SegmentGrowth.grow(this, call, name);
+    }
+
+    /** The view of a segment this process reserved and is about to publish. */
+    Region next(final SharedAvFile.Mapped mapped)
+    {
+        return new Region(mapped, this);
     }
 
     /** A region of process memory used by this process alone (tests, jcstress), with one writer when {@code writable}. */
@@ -99,7 +146,7 @@ public final class Region
         {
             m.putLong(layout.map(i), -1L);
         }
-        FreeSlots.markAll(m, layout.capacity());
+        FreeSlots.mark(m, layout, 0, layout.capacity());
         m.setIntRelease(VERSION_OFFSET, VERSION);
     }
 
@@ -139,6 +186,7 @@ public final class Region
         this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = null;
         this.reader = false;
+        this.readOnly = false;
         this.writer = writer == null ? null : table.writerAt(writer.index());
     }
 

@@ -109,13 +109,18 @@ final class SlotInserter
         boolean rebuilt = true;
         for (int attempt = 0; ; attempt++)
         {
+            if (rebuild.stale())
+            {
+                return SlotTable.STALE_VIEW;
+            }
             if (rebuild.indexCrowded())
             {
                 rebuild.rebuildCrowded(w);
             }
-            if (!rebuild.enterPhase(w))
+            final int entered = rebuild.enterPhase(w);
+            if (entered != IndexRebuild.ENTERED)
             {
-                return -FiErrno.EAGAIN;
+                return entered == IndexRebuild.STALE ? SlotTable.STALE_VIEW : -FiErrno.EAGAIN;
             }
             final long result;
             try
@@ -167,6 +172,10 @@ final class SlotInserter
             if (slot >= 0)
             {
                 return fillIndexPublish(w, slot, src, off, len, authKey, userId, hash, mapBase);
+            }
+            if (layout.canGrow())
+            {
+                return -FiErrno.ENOSPC; // the caller grows the AV: no need to wait for claims to settle
             }
             // Full, unless a claim in flight is about to be given back (its writer found its address
             // already present) or is this very address, not yet indexed: let the claims settle. Settled

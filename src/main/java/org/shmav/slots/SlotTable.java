@@ -42,6 +42,12 @@ public final class SlotTable
     public static final long EMPTY = DedupIndex.EMPTY;
     /** A hash bucket whose entry was removed. */
     public static final long TOMBSTONE = DedupIndex.TOMBSTONE;
+    /**
+     * Returned by writer methods and {@link #reverseLookup} when the AV grew past this view: the hash it
+     * knows is no longer the one in use. Nothing was done; map the file again ({@link Region#follow})
+     * and call again.
+     */
+    public static final int STALE_VIEW = -2_000_000;
     /** How long an inserter waits for a live writer that is publishing the same address. */
     public static final long CLAIM_WAIT_NANOS = Waits.CLAIM_WAIT_NANOS;
 
@@ -93,6 +99,22 @@ public final class SlotTable
         return reader.stateWord(index);
     }
 
+    /** True when the AV grew past this view (its header counts more segments than this layout). */
+    public boolean stale()
+    {
+        return rebuild.stale();
+    }
+
+    /**
+     * Runs {@code work} while every other writer is outside its phase and no rebuild runs (see
+     * {@link IndexRebuild#quiesce}): a growth indexes and publishes its segment so. False when it could
+     * not (try again later).
+     */
+    boolean quiesce(final Writer w, final Runnable work)
+    {
+        return rebuild.quiesce(w, work);
+    }
+
     /** True when slot {@code index} (in range) is VALID with at least one reference. */
     public boolean isValid(final long index)
     {
@@ -126,6 +148,7 @@ public final class SlotTable
      * The slot holding {@code len} address bytes at {@code src[off]} bound to {@code authKey}, or -1.
      * A slot found is always right (checked like a lookup). "Not found" is trusted only if no index
      * rebuild started or ran meanwhile; otherwise the slots are scanned (rare: rebuilds are).
+     * {@link #STALE_VIEW} when the AV grew past this view.
      */
     public long reverseLookup(final ByteBuffer src, final int off, final int len, final long authKey)
     {
@@ -194,9 +217,10 @@ public final class SlotTable
     public int remove(final Writer w, final long index)
     {
         checkOwned(w);
-        if (!rebuild.enterPhase(w))
+        final int entered = rebuild.enterPhase(w);
+        if (entered != IndexRebuild.ENTERED)
         {
-            return -FiErrno.EAGAIN;
+            return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
         }
         try
         {
@@ -220,9 +244,10 @@ public final class SlotTable
     public int setUserId(final Writer w, final long index, final long userId)
     {
         checkOwned(w);
-        if (!rebuild.enterPhase(w))
+        final int entered = rebuild.enterPhase(w);
+        if (entered != IndexRebuild.ENTERED)
         {
-            return -FiErrno.EAGAIN;
+            return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
         }
         try
         {

@@ -82,7 +82,7 @@ class LayoutCompatibilityTest
             // A 1.x process decides liveness by pid and start time: next to it, this one would be robbed.
             final FabricException e = assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").build()));
             assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
-            assertTrue(e.getMessage().contains("app=2.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
+            assertTrue(e.getMessage().contains("app=3.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
             assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").flags(Fi.READ).build()));
         }
     }

@@ -51,7 +51,8 @@ import org.shmav.slots.SlotTable;
  * half by the writers themselves (on open, or when an insert meets a dead owner). Afterwards: nothing
  * acknowledged and not removed is missing, no address is in two slots, no slot is CLAIMED or
  * REMOVING, count() equals the VALID slots, no attacher entry or index lock of a dead process is
- * left, and the reader never saw a torn address.
+ * left, and the reader never saw a torn address. The AV starts with 16 slots and grows to 256 while
+ * writers are killed around it.
  *
  * <p>Other knobs: {@code shmav.storm.lanes} (writers running at once, default 2),
  * {@code shmav.storm.seed}, {@code shmav.storm.maxLifeMillis} (longest a writer runs, default 300).
@@ -60,6 +61,8 @@ class CrashStormIT
 {
     private static final String NAME = "storm";
     private static final long CAPACITY = 256;
+    /** The storm's AV starts this small and grows to CAPACITY while writers are killed around it. */
+    private static final long START_COUNT = 16;
     private static final int LIVE_TARGET = 48;
 
     private Path dir;
@@ -83,13 +86,15 @@ class CrashStormIT
         final long start = System.nanoTime();
 
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN6).shmDirectory(dir).build());
-             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(NAME).count(CAPACITY).build()))
+             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(NAME).count(START_COUNT)
+                 .maxCount(CAPACITY).build()))
         {
             final Memory shared = mapReadOnly(dir.resolve(NAME));
             final Path stats = work.resolve("reader.stats");
             final Path stop = work.resolve("reader.stop");
             final Storm storm = new Storm(kills, seed, maxLife, work, av, shared);
-            try (ChildJvm reader = ChildJvm.start(StormReader.class, work, dir.toString(), NAME, stats.toString(), stop.toString()))
+            try (ChildJvm reader = ChildJvm.start(StormReader.class, work, dir.toString(), NAME, stats.toString(), stop.toString(),
+                Long.toString(CAPACITY)))
             {
                 final ExecutorService pool = Executors.newFixedThreadPool(lanes);
                 final List<Future<?>> lanesDone = new ArrayList<>();
@@ -113,8 +118,9 @@ class CrashStormIT
             }
 
             av.recover();
-            storm.verify(shared, av);
-            storm.fillUp(shared, av);
+            final Memory grown = mapReadOnly(dir.resolve(NAME)); // the AV grew since `shared` was mapped
+            storm.verify(grown, av);
+            storm.fillUp(grown, av);
             System.out.printf("CrashStormIT: %s in %.0f s%n", storm.summary(), (System.nanoTime() - start) / 1e9);
         }
     }
@@ -333,8 +339,8 @@ class CrashStormIT
             final SlotTable table = new SlotTable(m, layout, Liveness.local());
             final long free = layout.capacity() - av.count();
             unmarkedFreeGroups = 0;
-            final int shift = AvFileDescriptor.freeGroupShift(layout.capacity());
-            for (long g = 0; g < AvFileDescriptor.freeGroupCount(layout.capacity()); g++)
+            final int shift = layout.freeGroupShift();
+            for (long g = 0; g < layout.freeGroups(); g++)
             {
                 final boolean marked = (m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(g)) & (1L << g)) != 0;
                 for (long i = g << shift; i < Math.min(layout.capacity(), (g + 1) << shift); i++)

@@ -192,7 +192,7 @@ class ExhaustionIT
         final Path dir = Files.createDirectories(base.resolve("avs"));
         final int count = 64;
         try (Domain d = domain(dir);
-             AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("full").count(count).build());
+             AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("full").count(count).maxCount(count).build());
              AddressVector other = d.openAv(AvAttr.builder().name("full").build()))
         {
             final long[] fi = new long[count];
@@ -243,6 +243,69 @@ class ExhaustionIT
             assertEquals(count, av.count());
             System.out.println("ExhaustionIT: full AV: " + cycles + " remove/insert cycles at count=" + count +
                 ", every insert into the full AV gave FI_ENOSPC");
+        }
+    }
+
+    @Test
+    void shouldGiveEnospcAtGrowthOnAFullFileSystemWithTheAvIntact() throws Exception
+    {
+        final Path dir = mountTmpfs("size=2m");
+        final Path file = dir.resolve("grows");
+        int inserted = 0;
+        try (Domain d = domain(dir); AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("grows").count(4).build()))
+        {
+            final long[] one = new long[1];
+            final int[] err = new int[1];
+            while (av.insert(FuzzRunner.inet(inserted + 1), 1, one, Fi.SYNC_ERR, err) == 1)
+            {
+                assertEquals(inserted, one[0], "TABLE: the next index");
+                inserted++;
+            }
+            assertEquals(FiErrno.ENOSPC, err[0], "the growth that found no room");
+            assertTrue(inserted > 1000, "grew several times before the file system filled: " + inserted);
+            final long published = Files.size(file);
+            assertEquals(0, av.insert(FuzzRunner.inet(inserted + 1), 1, one, Fi.SYNC_ERR, err));
+            assertEquals(FiErrno.ENOSPC, err[0]);
+            assertEquals(published, Files.size(file), "a failed reservation is cut back: the file is its published length");
+            assertEquals(inserted, av.count());
+        }
+        // Another process, opened afterwards, reads every entry of the AV the failed growths left.
+        try (ChildJvm child = ChildJvm.start(GrownAvChecker.class, base.resolve("out"), dir.toString(), "grows",
+            String.valueOf(inserted)))
+        {
+            assertEquals(0, child.waitFor(Duration.ofSeconds(60)), child.output());
+        }
+        System.out.println("ExhaustionIT: growth on a 2 MiB tmpfs stopped with FI_ENOSPC at " + inserted +
+            " entries, file " + Files.size(file) + " bytes, every entry intact");
+    }
+
+    /** Child: opens AV {@code args[1]} read-only and checks it holds exactly inet(1..args[2]) at 0..args[2]-1. */
+    public static final class GrownAvChecker
+    {
+        public static void main(final String[] args)
+        {
+            final int n = Integer.parseInt(args[2]);
+            try (Domain d = domain(Path.of(args[0]));
+                 AddressVector av = d.openAv(AvAttr.builder().name(args[1]).flags(Fi.READ).build()))
+            {
+                final ByteBuffer b = ByteBuffer.allocate(16);
+                for (int i = 0; i < n; i++)
+                {
+                    av.lookup(i, b.clear());
+                    final byte[] want = new byte[16];
+                    FuzzRunner.inet(i + 1).duplicate().get(want);
+                    if (!java.util.Arrays.equals(want, b.array()) || av.reverseLookup(FuzzRunner.inet(i + 1)) != i)
+                    {
+                        System.out.println("entry " + i + " is wrong");
+                        System.exit(3);
+                    }
+                }
+                if (av.count() != n)
+                {
+                    System.out.println("count " + av.count() + " != " + n);
+                    System.exit(3);
+                }
+            }
         }
     }
 

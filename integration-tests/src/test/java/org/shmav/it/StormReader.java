@@ -38,7 +38,8 @@ public final class StormReader
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN6).shmDirectory(dir).build());
              AddressVector av = domain.openAv(AvAttr.builder().name(name).flags(Fi.READ).build()))
         {
-            final long capacity = av.attr().count();
+            // Every index the AV may grow to: lookups past its capacity follow its growth or fail (EINVAL).
+            final long capacity = args.length > 4 ? Long.parseLong(args[4]) : av.attr().count();
             final ByteBuffer buf = ByteBuffer.allocateDirect(StormAddress.LENGTH);
             long lookups = 0;
             long hits = 0;

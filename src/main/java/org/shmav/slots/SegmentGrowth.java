@@ -1,0 +1,143 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.AvFileDescriptor.*;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.SegmentFile;
+import org.shmav.shm.SharedAvFile;
+
+/**
+ * Growth of a named AV by one segment, so that its capacity doubles (shm-layout.md, GROWTH):
+ *
+ * <pre>
+ *   1 lock      exclusive record lock on header byte 3096 (one grower; the kernel frees a dead one's)
+ *   2 check     segmentCount (acquire) still n, as in the grower's view? else another process grew: follow
+ *   3 reserve   cut the file to the end of segment n-1, write zeros to the end of segment n (tmpfs
+ *               allocates every page now; a full file system is FI_ENOSPC here, the file cut back)
+ *   4 prepare   map the new length; map_addr of the new slots all ones; segment table entry n;
+ *               free-group marks of the new slots
+ *   5 publish   with the rebuild mark held and every other writer outside its phase ({@link IndexRebuild}):
+ *               index every VALID slot into segment n's hash, then segmentCount := n + 1 (release)
+ *   6 unlock
+ * </pre>
+ *
+ * Crash safety: nothing is visible before step 5's release store, so a grower that dies earlier leaves
+ * the AV as it was (its reserved tail is cut by the next grower); one that dies in step 5 leaves the
+ * rebuild mark of a dead writer, which the next writer takes over and finishes on the hash its view
+ * has, the new one once the store happened. Writers that did not see the growth find their view stale
+ * when they enter their phase (the store precedes the mark's release) and map the file again before
+ * they write; readers do so when they meet an index or a hash beyond their view.
+ */
+final class SegmentGrowth
+{
+    /** How long a grower waits for another process's growth (a live one takes milliseconds). */
+    static final long LOCK_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long a grower tries to find every writer outside its phase before FI_EAGAIN. */
+    static final long QUIESCE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private SegmentGrowth()
+    {
+    }
+
+    /** See {@link Region#grow}. */
+    static Region grow(final Region view, final String call, final String name)
+    {
+        final AvFileChannel file = view.file();
+        final SlotTable.Writer w = view.writer();
+        if (file == null || w == null)
+        {
+            throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
+        }
+        lock(file, call, name);
+        try
+        {
+            final Region now = view.follow(call, name);
+            if (now != view)
+            {
+                return now; // another process grew it meanwhile
+            }
+            final AvLayout layout = view.layout();
+            if (!layout.canGrow())
+            {
+                throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+                    layout.capacity() + " entries, its maximum (maxCount " + layout.maxCapacity() +
+                    ", set when it was created): remove entries, or create it with a larger AvAttr.maxCount");
+            }
+            final AvLayout bigger = layout.grown();
+            if (bigger.fileLength() > Integer.MAX_VALUE)
+            {
+                throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+                    layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
+                    "-byte file, more than one mapping holds (2 GiB)");
+            }
+            SegmentFile.reserve(file, layout.fileLength(), bigger.fileLength(), call, name);
+            final Region next = view.next(mapNew(view, bigger, call, name));
+            publish(view, next, w, call, name);
+            return next;
+        }
+        finally
+        {
+            file.unlock(GROWTH_LOCK_OFFSET);
+        }
+    }
+
+    private static void lock(final AvFileChannel file, final String call, final String name)
+    {
+        final long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
+        while (!file.tryLock(GROWTH_LOCK_OFFSET))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new FabricException(call, FiErrno.EAGAIN, "named AV '" + name + "' is being grown by another " +
+                    "process that has held its growth lock for 5 s (stopped, or very slow): try again");
+            }
+            LockSupport.parkNanos(200_000);
+        }
+    }
+
+    /** Step 4: the new length mapped read-write, the new segment's map_addr, table entry and marks set. */
+    private static SharedAvFile.Mapped mapNew(final Region view, final AvLayout bigger, final String call,
+        final String name)
+    {
+        final Memory m = SegmentFile.map(view.file(), bigger.fileLength(), call, name);
+        final int k = bigger.segments() - 1;
+        for (long i = bigger.segmentFirst(k); i < bigger.segmentEnd(k); i++)
+        {
+            m.putLong(bigger.map(i), -1L);
+        }
+        bigger.writeSegmentEntry(m, k);
+        FreeSlots.mark(m, bigger, bigger.segmentFirst(k), bigger.segmentEnd(k));
+        return new SharedAvFile.Mapped(m, bigger, view.file());
+    }
+
+    /** Step 5, retried while other writers keep the quiet moment from coming, up to {@link #QUIESCE_WAIT_NANOS}. */
+    private static void publish(final Region view, final Region next, final SlotTable.Writer w, final String call,
+        final String name)
+    {
+        final Memory m = next.memory();
+        final int segments = next.layout().segments();
+        final Runnable indexAndPublish = () ->
+        {
+            next.table().rebuildBuckets();
+            m.setIntRelease(SEGMENT_COUNT_OFFSET, segments);
+        };
+        final long deadline = System.nanoTime() + QUIESCE_WAIT_NANOS;
+        while (!view.table().quiesce(w, indexAndPublish))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new FabricException(call, FiErrno.EAGAIN, "named AV '" + name + "' is full and its growth " +
+                    "needs a moment with no writer inside an insert or removal; one stayed inside for 1 s " +
+                    "(a process stopped with SIGSTOP, or starved of CPU): try again");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+}

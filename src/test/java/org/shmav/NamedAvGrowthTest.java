@@ -1,0 +1,219 @@
+package org.shmav;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.shmav.AvTestSupport.assertErrno;
+import static org.shmav.AvTestSupport.distinctIn4;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.shmav.shm.AvFileDescriptor;
+
+/**
+ * A named AV grows past its {@code count} (in one JVM, with several handles: each has its own view, as
+ * another process would). GrowthIT does the same with several JVMs.
+ */
+class NamedAvGrowthTest
+{
+    private Path dir;
+    private Domain domain;
+
+    @BeforeEach
+    void openDomain()
+    {
+        dir = AvTestSupport.newShmDirectory("shmav-growth-");
+        domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+    }
+
+    @AfterEach
+    void closeDomain()
+    {
+        try
+        {
+            domain.close();
+        }
+        finally
+        {
+            AvTestSupport.deleteRecursively(dir);
+        }
+    }
+
+    private AddressVector open(final String name, final long count, final long flags)
+    {
+        return domain.openAv(AvAttr.builder().type(AvType.TABLE).count(count).name(name).flags(flags).build());
+    }
+
+    private static long insert(final AddressVector av, final ByteBuffer addr)
+    {
+        final long[] fiAddr = new long[1];
+        assertEquals(1, av.insert(addr.duplicate(), 1, fiAddr, 0, null), "insert");
+        return fiAddr[0];
+    }
+
+    private static byte[] lookup(final AddressVector av, final long fiAddr)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(16);
+        av.lookup(fiAddr, b);
+        return b.array();
+    }
+
+    @Test
+    void growsFromFourAndEveryHandleOpenedBeforeSeesEveryEntry()
+    {
+        final int n = 20_000;
+        final ByteBuffer[] addrs = distinctIn4(n);
+        try (AddressVector writer = open("grow", 4, 0);
+             AddressVector other = open("grow", 0, 0);
+             AddressVector reader = open("grow", 0, Fi.READ))
+        {
+            for (int i = 0; i < n; i++)
+            {
+                assertEquals(i, insert(writer, addrs[i]), "TABLE: the lowest free index, across segments");
+            }
+            assertEquals(n, other.count());
+            assertEquals(n, reader.count());
+            for (int i = n - 1; i >= 0; i -= 7)
+            {
+                assertArrayEquals(addrs[i].array(), lookup(reader, i), "reader lookup " + i);
+                assertArrayEquals(addrs[i].array(), lookup(other, i), "other lookup " + i);
+                assertEquals(i, reader.reverseLookup(addrs[i].duplicate()), "reader reverse lookup " + i);
+            }
+            // dedup across views: the other handle's view is stale, yet finds the entry already there
+            assertEquals(n - 1, insert(other, addrs[n - 1]));
+            assertEquals(n, writer.count());
+            final long[] all = other.entries().mapToLong(AvEntry::fiAddr).toArray();
+            assertEquals(n, all.length);
+            assertEquals(n - 1, all[n - 1]);
+            final AvSet universe = reader.openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build());
+            assertEquals(n, universe.members().length, "FI_UNIVERSE of a view opened before every growth");
+            universe.close();
+        }
+    }
+
+    @Test
+    void aBatchInsertCrossesGrowthsAndRemovalsRefillTheLowestIndex()
+    {
+        final int n = 3_000;
+        final ByteBuffer[] addrs = distinctIn4(n + 1);
+        final ByteBuffer packed = ByteBuffer.allocate(n * 16);
+        for (int i = 0; i < n; i++)
+        {
+            packed.put(addrs[i].duplicate());
+        }
+        try (AddressVector av = open("batch", 3, 0))
+        {
+            final long[] fiAddr = new long[n];
+            assertEquals(n, av.insert(packed.flip(), n, fiAddr, 0, null));
+            for (int i = 0; i < n; i++)
+            {
+                assertEquals(i, fiAddr[i]);
+            }
+            av.remove(new long[] {2, 1500}, 2, 0);
+            assertEquals(2, insert(av, addrs[n]), "the lowest FREE slot, in segment 0");
+            assertEquals(1500, insert(av, addrs[1500]), "then the freed one in a later segment");
+            assertEquals(n, av.count());
+        }
+    }
+
+    @Test
+    void growthStopsAtMaxCountWithEnospc()
+    {
+        final ByteBuffer[] addrs = distinctIn4(17);
+        try (AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(4).maxCount(16).name("max").build()))
+        {
+            for (int i = 0; i < 16; i++)
+            {
+                assertEquals(i, insert(av, addrs[i]));
+            }
+            final long[] fiAddr = new long[1];
+            final int[] errno = new int[1];
+            assertEquals(0, av.insert(addrs[16].duplicate(), 1, fiAddr, Fi.SYNC_ERR, errno));
+            assertEquals(Fi.ADDR_NOTAVAIL, fiAddr[0]);
+            assertEquals(FiErrno.ENOSPC, errno[0]);
+            final FabricException e = assertErrno(FiErrno.EINVAL, () -> av.insertAt(16, addrs[16].duplicate()));
+            assertTrue(e.getMessage().contains("at most 16"), e.getMessage());
+            assertEquals(16, av.count());
+        }
+    }
+
+    @Test
+    void insertAtGrowsToHoldItsIndex()
+    {
+        final ByteBuffer[] addrs = distinctIn4(2);
+        try (AddressVector av = open("at", 2, 0); AddressVector other = open("at", 0, Fi.READ))
+        {
+            assertEquals(1000, av.insertAt(1000, addrs[0].duplicate()));
+            assertArrayEquals(addrs[0].array(), lookup(other, 1000));
+            assertEquals(0, insert(av, addrs[1]));
+        }
+    }
+
+    @Test
+    void attachingAcceptsAnyCountUpToTheMaximum()
+    {
+        try (AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(4).maxCount(64).name("hint").build()))
+        {
+            open("hint", 4, 0).close();
+            open("hint", 64, 0).close();
+            final FabricException e = assertErrno(FiErrno.EINVAL, () -> open("hint", 65, 0));
+            assertTrue(e.getMessage().contains("grows to at most 64"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aDeadGrowersTailIsIgnoredAndCutByTheNextGrowth() throws IOException
+    {
+        final ByteBuffer[] addrs = distinctIn4(9);
+        final Path file = dir.resolve("tail");
+        try (AddressVector av = open("tail", 4, 0))
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                insert(av, addrs[i]);
+            }
+            final long published;
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE))
+            {
+                published = ch.size();
+                final ByteBuffer junk = ByteBuffer.allocate(12_345);
+                Arrays.fill(junk.array(), (byte)0x5A);
+                ch.write(junk, published); // what a grower that died after reserving leaves, or worse
+            }
+            try (AddressVector late = open("tail", 0, 0))
+            {
+                for (int i = 4; i < 9; i++)
+                {
+                    assertEquals(i, insert(late, addrs[i]), "growth over the tail");
+                }
+                for (int i = 0; i < 9; i++)
+                {
+                    assertArrayEquals(addrs[i].array(), lookup(av, i));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSegmentCountTheFileCannotHoldIsRefused() throws IOException
+    {
+        final Path file = dir.resolve("liar");
+        open("liar", 4, 0).close();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer three = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 3);
+            ch.write(three, AvFileDescriptor.SEGMENT_COUNT_OFFSET);
+        }
+        final FabricException e = assertErrno(FiErrno.EINVAL, () -> open("liar", 0, Fi.READ));
+        assertTrue(e.getMessage().contains("segment"), e.getMessage());
+    }
+}
