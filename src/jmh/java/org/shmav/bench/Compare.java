@@ -93,7 +93,7 @@ public final class Compare
     /** Rounds of the compared figures; their medians also go into the results table. */
     private Rounds compareInRounds() throws Exception
     {
-        final int rounds = quick ? 2 : 5;
+        final int rounds = quick ? 2 : 3;
         final Jmh insert = Jmh.of("InsertBench\\.").forks(1).iterations(quick ? 1 : 2, quick ? 2 : 4)
             .param("av", BenchAvs.SHARED).gc();
         final Jmh lookup = Jmh.of("(LookupBench\\.lookup|ReinsertBench\\.removeThenReinsert)$").forks(1)
@@ -139,17 +139,18 @@ public final class Compare
     /** The figures of the results table that no round ratio depends on. */
     private void measureOnce() throws Exception
     {
+        // Full runs use fewer iterations than the benchmarks' own so the whole page fits in ~25 minutes on 2 shared cores.
         final int forks = 1;
-        final int iterations = quick ? 2 : 0;
-        once(Jmh.of("LookupBench\\.lookup$").forks(forks).iterations(1, iterations).param("av", BenchAvs.PRIVATE).gc());
-        once(Jmh.of("LookupBench\\.reverseLookup$").forks(forks).iterations(1, iterations).gc());
-        once(Jmh.of("InsertBench\\.").forks(forks).iterations(1, iterations).param("av", BenchAvs.PRIVATE).gc());
+        final int iterations = quick ? 2 : 4;
+        once(Jmh.of("LookupBench\\.lookup$").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
+        once(Jmh.of("LookupBench\\.reverseLookup$").forks(forks).iterations(quick ? 1 : 2, iterations).gc());
+        once(Jmh.of("InsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
         // 100k inserts take milliseconds: quick needs more warmups than one before C2 settles, or the
         // loop's own allocation check (AbstractInsertBench) sees a deoptimisation allocate.
-        once(Jmh.of("InsertBench100k\\.").forks(forks).iterations(8, quick ? 3 : 0).gc());
-        once(Jmh.of("ReinsertBench\\.").forks(forks).iterations(1, iterations).param("av", BenchAvs.PRIVATE).gc());
-        once(Jmh.of("AttachBench\\.").forks(1).iterations(1, quick ? 3 : 0).micros());
-        once(Jmh.of("AwaitCountBench\\.").forks(1).iterations(1, quick ? 3 : 0));
+        once(Jmh.of("InsertBench100k\\.").forks(forks).iterations(8, quick ? 3 : 10).gc());
+        once(Jmh.of("ReinsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
+        once(Jmh.of("AttachBench\\.").forks(1).iterations(1, quick ? 3 : 5).micros());
+        once(Jmh.of("AwaitCountBench\\.").forks(1).iterations(1, quick ? 3 : 5));
         measureCreation();
         final int runs = quick ? 1 : 3;
         for (final int n : new int[] {1_000, 100_000})

@@ -52,6 +52,11 @@ final class Report
         {
             md.append("\n**This is a --quick run: shortened, for trying the harness; its numbers are not the reference.**\n");
         }
+        else
+        {
+            md.append("\nShortened to fit about 25 minutes on this 2-core host shared with other builds: ").append(rounds.rounds())
+                .append(" rounds per comparison, one JMH fork per run, fewer iterations than the benchmarks' own (see Commands).\n");
+        }
         md.append("\nshmav is measured side by side with what a user would otherwise pick, in the same run on the same\n")
             .append("machine: libfabric's own AVs (the `sockets` provider's named AV, the only one libfabric can share\n")
             .append("between processes, and the `tcp;ofi_rxm` util AV) through a small C harness, and Chronicle Map, a\n")
@@ -73,8 +78,8 @@ final class Report
               "machine. Peers ran in the same conditions, interleaved in one run, so the ratios are the fairer reading.\n");
 
         md.append("\n## Targets\n\n");
-        md.append("Each comparison is measured in ").append(quick ? "" : "at least three ")
-            .append("alternating rounds (shmav, peer, shmav, peer, ...; see Rounds). The ratio column shows the\n")
+        md.append("Each comparison is measured in ").append(rounds.rounds())
+            .append(" alternating rounds (shmav, peer, shmav, peer, ...; see Rounds). The ratio column shows the\n")
             .append("median round ratio and its spread (lowest and highest round ratio); a target passes only when the\n")
             .append("**lowest** round ratio reaches what is needed.\n\n");
         rounds.targetsTable(md);

@@ -31,6 +31,12 @@ final class RoundsReport
         evaluate();
     }
 
+    /** The rounds of the comparisons. */
+    int rounds()
+    {
+        return compared.rounds();
+    }
+
     List<Target> targets()
     {
         return targets;
@@ -197,7 +203,7 @@ final class RoundsReport
     void growthSection(final StringBuilder md)
     {
         md.append("\n### Growth (issue 13 item 6)\n\n");
-        md.append("| operation | created with count 1M | created with count 1, grown to 1M | grown / flat: median (lowest - highest) |\n")
+        md.append("| operation | created with count 1M | created with count 1, grown to 1M | time grown / flat (above 1: the grown AV is slower): median (lowest - highest) |\n")
             .append("|---|---|---|---|\n");
         if (!growth.ran())
         {
