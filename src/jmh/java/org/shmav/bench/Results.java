@@ -13,7 +13,6 @@ final class Results
     }
 
     final Map<String, Value> values = new LinkedHashMap<>();
-    final Map<String, String> notes = new LinkedHashMap<>();
 
     void put(final String key, final double median, final int samples, final double allocPerOp)
     {
