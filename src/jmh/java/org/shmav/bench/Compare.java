@@ -1,64 +1,46 @@
 package org.shmav.bench;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
-import org.openjdk.jmh.profile.GCProfiler;
-import org.openjdk.jmh.results.BenchmarkResult;
-import org.openjdk.jmh.results.IterationResult;
-import org.openjdk.jmh.results.Result;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * scripts/bench-compare's driver: runs shmav's JMH benchmarks, libfabric's AVs (the C harness), Chronicle
- * Map (two JVMs) and the multi-process writers, in that order and in one run, then writes
- * docs/benchmarks.md and the chart it embeds.
+ * scripts/bench-compare's driver: measures shmav side by side with libfabric's AVs (the C harness) and
+ * Chronicle Map, then multi-writer scaling and growth, in one run, and writes docs/benchmarks.md and
+ * the chart it embeds.
  *
  * <pre>
  *   Compare --harness PATH [--out FILE.md] [--quick] [--wait-quiet SECONDS]
  * </pre>
  *
- * Every figure is a median: of JMH measurement iterations (all forks), of the C harness's and Chronicle
- * Map's runs (each itself a median of passes), of the multi-writer runs. --quick shortens everything
- * (for trying the harness, never for the page that is committed) and writes target/bench/benchmarks-quick.md
- * unless --out is given; the default page is docs/benchmarks.md.
+ * Every compared figure is measured in alternating {@link Rounds} (shmav, its peers, shmav, its peers,
+ * ...), each round a short JMH run or one peer run, so that a target's verdict comes from the lowest
+ * round ratio rather than from two runs minutes apart. Figures no target depends on (private AVs,
+ * 100k entries, attach, awaitCount) are measured once, after the rounds. --quick runs fewer and shorter
+ * rounds (for trying the harness, never for the committed page) and writes
+ * target/bench/benchmarks-quick.md unless --out is given.
  */
 public final class Compare
 {
-    /** The JVM flags Chronicle Map 2026.1 needs on Java 17 (see /work/shared/java-stack.md). */
-    static final List<String> CHRONICLE_FLAGS = List.of(
-        "--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED",
-        "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-        "--add-exports", "jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-        "-Dchronicle.analytics.disable=true");
-
     static final int N = 1_000_000;
 
-    private final Path harness;
+    private final Peers peers;
     private final boolean quick;
     private final Results results = new Results();
     private final List<String> commands = new ArrayList<>();
+    private final Map<String, Double> roundAlloc = new LinkedHashMap<>();
 
     private Compare(final Path harness, final boolean quick)
     {
-        this.harness = harness;
+        this.peers = new Peers(harness);
         this.quick = quick;
     }
 
@@ -91,247 +73,130 @@ public final class Compare
         final Machine.Load before = Machine.waitForQuiet(waitQuiet);
         final long started = System.nanoTime();
         final Compare c = new Compare(harness, quick);
-        c.runJmh();
-        c.runLibfabric();
-        c.runChronicle();
-        c.runMultiWriter();
+        final Rounds compared = c.compareInRounds();
+        c.measureOnce();
+        final Scaling scaling = Scaling.run(quick, c.commands);
+        final GrowthRounds growth = GrowthRounds.run(quick, c.commands);
         final Machine.Load after = Machine.load();
         final double minutes = (System.nanoTime() - started) / 60e9;
+        final String svgName = out.getFileName().toString().replace(".md", ".svg");
         final Report report = new Report(c.results, c.commands, before, after, minutes, quick,
-            Machine.describe(harness), out.getFileName().toString().replace(".md", ".svg"));
+            Machine.describe(harness), svgName, new RoundsReport(compared, scaling, growth, c.results));
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, report.markdown(), StandardCharsets.UTF_8);
-        Files.writeString(out.resolveSibling(out.getFileName().toString().replace(".md", ".svg")), report.svg(),
-            StandardCharsets.UTF_8);
+        Files.writeString(out.resolveSibling(svgName), new Chart(c.results).svg(), StandardCharsets.UTF_8);
+        System.out.println(compared);
         System.out.println(report.summary());
         System.out.println("wrote " + out + " (" + String.format("%.1f", minutes) + " min)");
     }
 
-    // ------------------------------------------------------------------------------------------ JMH
-
-    private void runJmh() throws Exception
+    /** Rounds of the compared figures; their medians also go into the results table. */
+    private Rounds compareInRounds() throws Exception
     {
-        final int forks = quick ? 1 : 2;
-        jmh("LookupBench", forks, true, "ns", quick ? 2 : 0);
-        jmh("InsertBench", forks, true, "ns", quick ? 2 : 0);
-        jmh("InsertBench100k", forks, true, "ns", quick ? 3 : 0);
-        jmh("ReinsertBench", forks, true, "ns", quick ? 2 : 0);
-        jmh("AttachBench", 1, false, "us", quick ? 3 : 0);
-        jmh("AwaitCountBench", 1, false, "ns", quick ? 3 : 0);
+        final int rounds = quick ? 2 : 3;
+        final Jmh insert = Jmh.of("InsertBench\\.").forks(1).iterations(quick ? 1 : 2, quick ? 2 : 4)
+            .param("av", BenchAvs.SHARED).gc();
+        final Jmh lookup = Jmh.of("(LookupBench\\.lookup|ReinsertBench\\.removeThenReinsert)$").forks(1)
+            .iterations(quick ? 1 : 2, quick ? 2 : 3).param("av", BenchAvs.SHARED).gc();
+        if (quick)
+        {
+            lookup.iterationTime(TimeValue.milliseconds(500));
+        }
+        final Map<String, Rounds.Step> steps = new LinkedHashMap<>();
+        steps.put("shmav insert", () -> jmhStep(insert));
+        steps.put("sockets", () -> peers.sockets("sockets", N, 200, 20));
+        steps.put("Chronicle Map", () -> peers.chronicle(N));
+        steps.put("shmav lookup, reinsert", () -> jmhStep(lookup));
+        steps.put("tcp", () -> peers.tcp(N, 20000));
+        final String each = "   (each round, " + rounds + " rounds)";
+        commands.add(insert.command() + each);
+        commands.add(Peers.show(peers.socketsCommand(N, 200, 20)) + each);
+        commands.add(Peers.show(Peers.chronicleCommand("write", Path.of("/dev/shm/shmav-bench-chronicle-PID-K"), N)) + each);
+        commands.add(Peers.show(Peers.chronicleCommand("read", Path.of("/dev/shm/shmav-bench-chronicle-PID-K"), N)) + each);
+        commands.add(lookup.command() + each);
+        commands.add(Peers.show(peers.tcpCommand(N, 20000)) + each);
+        final Rounds r = new Rounds("comparisons").run(rounds, steps);
+        for (final Map.Entry<String, List<Double>> e : r.all().entrySet())
+        {
+            results.put(e.getKey(), Results.median(e.getValue()), e.getValue().size(),
+                roundAlloc.getOrDefault(e.getKey(), Double.NaN));
+        }
+        return r;
     }
 
-    private void jmh(final String bench, final int forks, final boolean gc, final String unit, final int iterations)
-        throws Exception
+    /** One JMH run as a round step; keeps the highest allocation per operation of any round. */
+    private Map<String, Double> jmhStep(final Jmh jmh) throws Exception
     {
-        final ChainedOptionsBuilder options = new OptionsBuilder()
-            .include("^" + BenchAvs.class.getPackageName() + "\\." + bench + "\\.")
-            .forks(forks)
-            .shouldFailOnError(true);
-        final StringBuilder command = new StringBuilder("scripts/bench '^org.shmav.bench." + bench + "\\.' -f " + forks);
-        if (gc)
+        final Map<String, Double> ns = new LinkedHashMap<>();
+        for (final Map.Entry<String, Jmh.Score> e : jmh.run().entrySet())
         {
-            options.addProfiler(GCProfiler.class);
-            command.append(" -prof gc");
+            ns.put(e.getKey(), e.getValue().ns());
+            roundAlloc.merge(e.getKey(), e.getValue().allocPerOp(), Math::max);
         }
-        if (iterations > 0)
-        {
-            options.measurementIterations(iterations).warmupIterations(1);
-            command.append(" -i ").append(iterations).append(" -wi 1");
-        }
-        commands.add(command.toString());
-        for (final RunResult run : new Runner(options.build()).run())
-        {
-            final String method = run.getParams().getBenchmark().substring(run.getParams().getBenchmark().lastIndexOf('.') + 1);
-            final StringBuilder key = new StringBuilder("shmav." + method);
-            for (final String p : run.getParams().getParamsKeys())
-            {
-                key.append('.').append(run.getParams().getParam(p));
-            }
-            final List<Double> scores = new ArrayList<>();
-            final List<Double> alloc = new ArrayList<>();
-            for (final BenchmarkResult fork : run.getBenchmarkResults())
-            {
-                for (final IterationResult it : fork.getIterationResults())
-                {
-                    scores.add(it.getPrimaryResult().getScore());
-                    final Result<?> a = it.getSecondaryResults().get("gc.alloc.rate.norm");
-                    if (a != null)
-                    {
-                        alloc.add(a.getScore());
-                    }
-                }
-            }
-            final double toNs = "us".equals(unit) ? 1000 : 1;
-            results.put(key.toString(), median(scores) * toNs, scores.size(), alloc.isEmpty() ? Double.NaN : median(alloc));
-        }
+        return ns;
     }
 
-    // ------------------------------------------------------------------------------------------ peers
-
-    private void runLibfabric() throws Exception
+    /** The figures of the results table that no round ratio depends on. */
+    private void measureOnce() throws Exception
     {
+        // Full runs use fewer iterations than the benchmarks' own so the whole page fits in ~25 minutes on 2 shared cores.
+        final int forks = 1;
+        final int iterations = quick ? 2 : 4;
+        once(Jmh.of("LookupBench\\.lookup$").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
+        once(Jmh.of("LookupBench\\.reverseLookup$").forks(forks).iterations(quick ? 1 : 2, iterations).gc());
+        once(Jmh.of("InsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
+        // 100k inserts take milliseconds: quick needs more warmups than one before C2 settles, or the
+        // loop's own allocation check (AbstractInsertBench) sees a deoptimisation allocate.
+        once(Jmh.of("InsertBench100k\\.").forks(forks).iterations(8, quick ? 3 : 10).gc());
+        once(Jmh.of("ReinsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
+        once(Jmh.of("AttachBench\\.").forks(1).iterations(1, quick ? 3 : 5).micros());
+        once(Jmh.of("AwaitCountBench\\.").forks(1).iterations(1, quick ? 3 : 5));
+        measureCreation();
         final int runs = quick ? 1 : 3;
-        // sockets: the named AV, the only libfabric AV shared between processes; its reinsert scans
-        // linearly from index 0, so fewer cycles.
-        peer("sockets", runs, harness.toString(), "sockets", Integer.toString(N), "--named", "--cycles", "200", "--attach", "20");
-        peer("tcp", runs, harness.toString(), "tcp", Integer.toString(N), "--cycles", "20000");
         for (final int n : new int[] {1_000, 100_000})
         {
-            peer("sockets_" + n, runs, harness.toString(), "sockets", Integer.toString(n), "--named", "--cycles", "10",
-                "--attach", "20");
-        }
-    }
-
-    private void runChronicle() throws Exception
-    {
-        final int runs = quick ? 1 : 3;
-        final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        final List<Double> puts = new ArrayList<>();
-        final List<Double> gets = new ArrayList<>();
-        for (int r = 0; r < runs; r++)
-        {
-            final Path file = BenchAvs.shmDirectory().resolve(BenchAvs.uniqueName("chronicle"));
-            try
-            {
-                final List<String> base = new ArrayList<>(List.of(java.toString(), "-Xmx1g"));
-                base.addAll(CHRONICLE_FLAGS);
-                base.addAll(List.of("-cp", System.getProperty("java.class.path"), ChronicleMapPeer.class.getName()));
-                final List<String> write = new ArrayList<>(base);
-                write.addAll(List.of("write", file.toString(), Integer.toString(N)));
-                final List<String> read = new ArrayList<>(base);
-                read.addAll(List.of("read", file.toString(), Integer.toString(N), "5"));
-                if (r == 0)
-                {
-                    commands.add(String.join(" ", write).replace(System.getProperty("java.class.path"), "$CP"));
-                    commands.add(String.join(" ", read).replace(System.getProperty("java.class.path"), "$CP"));
-                }
-                puts.add(exec(write).get("put"));
-                gets.add(exec(read).get("get"));
-            }
-            finally
-            {
-                Files.deleteIfExists(file);
-            }
-        }
-        results.put("chronicle.put", median(puts), puts.size(), Double.NaN);
-        results.put("chronicle.get", median(gets), gets.size(), Double.NaN);
-    }
-
-    private void runMultiWriter() throws Exception
-    {
-        final int runs = quick ? 1 : 3;
-        final int perWriter = 250_000;
-        commands.add("java -cp $CP org.shmav.bench.MultiWriter run P " + perWriter + "   (P = 1, 2, 4; " + runs + " runs each)");
-        for (final int p : new int[] {1, 2, 4})
-        {
-            final List<Double> rates = new ArrayList<>();
-            String check = "not run";
-            boolean ok = true;
+            commands.add(Peers.show(peers.socketsCommand(n, 10, 20)) + "   (" + runs + " runs)");
+            final Map<String, List<Double>> all = new LinkedHashMap<>();
             for (int r = 0; r < runs; r++)
             {
-                final MultiWriter.Result result = MultiWriter.run(p, perWriter);
-                System.out.println(result);
-                rates.add(result.insertsPerSecond());
-                ok &= result.ok();
-                check = result.check();
+                peers.sockets("sockets_" + n, n, 10, 20).forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
             }
-            results.put("multi.P" + p, median(rates), rates.size(), Double.NaN);
-            results.notes.put("multi.P" + p, (ok ? "OK: " : "FAILED: ") + check);
+            all.forEach((k, v) -> results.put(k, Results.median(v), v.size(), Double.NaN));
         }
     }
 
-    /** Runs {@code command} {@code runs} times; stores the median of each "result" line under prefix.name. */
-    private void peer(final String prefix, final int runs, final String... command) throws Exception
+    /**
+     * Bytes this thread allocates to create an AV of N entries (private and shared), stored as
+     * "alloc.create.KIND": InsertBench's single-shot iterations create their AV in the iteration's setup,
+     * which JMH's gc.alloc.rate.norm counts, so the allocation row shows it apart from the inserts.
+     */
+    private void measureCreation()
     {
-        commands.add(String.join(" ", command) + "   (" + runs + " runs)");
-        final Map<String, List<Double>> all = new LinkedHashMap<>();
-        for (int r = 0; r < runs; r++)
+        try (org.shmav.Domain domain = BenchAvs.domain())
         {
-            for (final Map.Entry<String, Double> e : exec(List.of(command)).entrySet())
+            for (final String kind : new String[] {BenchAvs.PRIVATE, BenchAvs.SHARED})
             {
-                all.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
-            }
-        }
-        for (final Map.Entry<String, List<Double>> e : all.entrySet())
-        {
-            results.put(prefix + "." + e.getKey(), median(e.getValue()), e.getValue().size(), Double.NaN);
-        }
-    }
-
-    /** Runs a child process to completion (bounded) and returns its "result NAME VALUE UNIT" lines. */
-    static Map<String, Double> exec(final List<String> command) throws Exception
-    {
-        System.out.println("# " + String.join(" ", command).replace(System.getProperty("java.class.path"), "$CP"));
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final Map<String, Double> found = new LinkedHashMap<>();
-        final StringBuilder output = new StringBuilder();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
-        {
-            String line;
-            while ((line = in.readLine()) != null)
-            {
-                output.append(line).append('\n');
-                System.out.println("  " + line);
-                final String[] f = line.trim().split("\\s+");
-                if (f.length >= 3 && "result".equals(f[0]))
+                long bytes = 0;
+                for (int i = 0; i < 3; i++)   // the last of three: the first ones also load classes
                 {
-                    found.put(f[1], Double.parseDouble(f[2]));
+                    final String name = BenchAvs.uniqueName("create");
+                    final long before = Allocation.ofThisThread();
+                    final org.shmav.AddressVector av = BenchAvs.open(domain, kind, name, N);
+                    bytes = Allocation.ofThisThread() - before;
+                    BenchAvs.closeAndUnlink(domain, av, kind, name);
                 }
+                results.put("alloc.create." + kind, bytes, 1, Double.NaN);
             }
         }
-        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0)
-        {
-            p.destroyForcibly();
-            throw new IOException("failed (" + (p.isAlive() ? "timeout" : "exit " + p.exitValue()) + "): " +
-                String.join(" ", command) + "\n" + output);
-        }
-        return found;
     }
 
-    static double median(final List<Double> values)
+    private void once(final Jmh jmh) throws Exception
     {
-        if (values.isEmpty())
+        commands.add(jmh.command());
+        for (final Map.Entry<String, Jmh.Score> e : jmh.run().entrySet())
         {
-            return Double.NaN;
-        }
-        final double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
-        Arrays.sort(v);
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
-    /** Medians by key, with the number of samples behind each and the allocation per operation. */
-    static final class Results
-    {
-        record Value(double median, int samples, double allocPerOp)
-        {
-        }
-
-        final Map<String, Value> values = new LinkedHashMap<>();
-        final Map<String, String> notes = new LinkedHashMap<>();
-
-        void put(final String key, final double median, final int samples, final double allocPerOp)
-        {
-            values.put(key, new Value(median, samples, allocPerOp));
-            System.out.printf("= %-45s %14.2f  (n=%d%s)%n", key, median, samples,
-                Double.isNaN(allocPerOp) ? "" : String.format(", %.4f B/op", allocPerOp));
-        }
-
-        double get(final String key)
-        {
-            final Value v = values.get(key);
-            return v == null ? Double.NaN : v.median();
-        }
-
-        double alloc(final String key)
-        {
-            final Value v = values.get(key);
-            return v == null ? Double.NaN : v.allocPerOp();
-        }
-
-        int samples(final String key)
-        {
-            final Value v = values.get(key);
-            return v == null ? 0 : v.samples();
+            final Jmh.Score s = e.getValue();
+            results.put(e.getKey(), s.ns(), s.samples(), s.allocPerOp());
         }
     }
 

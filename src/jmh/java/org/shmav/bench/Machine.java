@@ -38,6 +38,19 @@ final class Machine
         }
     }
 
+    /** The 1-minute load average from /proc/loadavg, NaN where there is none. */
+    static double load1()
+    {
+        try
+        {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return Double.NaN;
+        }
+    }
+
     static Load load()
     {
         double[] avg = {Double.NaN, Double.NaN, Double.NaN};

@@ -18,18 +18,21 @@ import org.shmav.Fi;
 
 /**
  * Multi-process insert throughput: P writer JVMs insert M distinct addresses each, one insert call
- * per address, into one named AV at the same time; then the AV is checked: count == P * M, every
- * address found exactly once, at a distinct fi_addr whose lookup gives the address back.
+ * per address, at the same time, either all into one shared named AV or each into a named AV of its
+ * own (the baseline without contention: the same P processes, the same work, no shared slots); then
+ * every AV is checked: it holds exactly the addresses written to it, each found once, at a distinct
+ * fi_addr whose lookup gives the address back.
  *
  * <pre>
- *   MultiWriter run P M          coordinator: creates the AV, starts P writers, waits, checks, prints
- *   MultiWriter write NAME W M DIR   one writer (started by the coordinator)
+ *   MultiWriter run P M [shared|separate]   coordinator: creates the AV(s), starts P writers, waits, checks
+ *   MultiWriter write NAME W M DIR          one writer (started by the coordinator)
  * </pre>
  *
  * Each writer warms up on a private AV, reports ready, and starts when the coordinator's go file
- * appears. Throughput = P * M / (last writer's end - first writer's start), both System.nanoTime
- * (CLOCK_MONOTONIC, one clock for every process of the machine). The coordinator prints
- * "result multiwriter_P<P> VALUE inserts/s" and "result multiwriter_P<P>_check OK|FAILED".
+ * appears (the start barrier; every wait on it has a deadline). Throughput = P * M / (last writer's
+ * end - first writer's start), both System.nanoTime (CLOCK_MONOTONIC, one clock for every process of
+ * the machine). The coordinator prints "result multiwriter_P<P> VALUE inserts/s" and
+ * "result multiwriter_P<P>_check OK|FAILED".
  */
 public final class MultiWriter
 {
@@ -46,7 +49,7 @@ public final class MultiWriter
             write(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Path.of(args[4]));
             return;
         }
-        final Result r = run(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        final Result r = run(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args.length > 3 && "separate".equals(args[3]));
         System.out.println(r);
     }
 
@@ -61,18 +64,23 @@ public final class MultiWriter
         }
     }
 
-    /** Runs P writers of M addresses each against a new named AV and checks it. */
-    public static Result run(final int writers, final int perWriter) throws Exception
+    /**
+     * Runs P writers of M addresses each against one new named AV, or ({@code separate}) writer w
+     * against a new named AV of its own, and checks the AV(s).
+     */
+    public static Result run(final int writers, final int perWriter, final boolean separate) throws Exception
     {
         final String name = BenchAvs.uniqueName("multiwriter");
         final Path dir = Files.createTempDirectory("shmav-multiwriter");
         final List<Process> children = new ArrayList<>();
-        try (Domain domain = BenchAvs.domain();
-             AddressVector created = BenchAvs.open(domain, BenchAvs.SHARED, name, (long)writers * perWriter))
+        final List<AddressVector> created = new ArrayList<>();
+        final Domain domain = BenchAvs.domain();
+        try
         {
-            if (created.count() != 0)
+            for (int a = 0; a < (separate ? writers : 1); a++)
             {
-                throw new IllegalStateException("a new AV holds " + created.count() + " entries");
+                created.add(BenchAvs.open(domain, BenchAvs.SHARED, avName(name, separate, a),
+                    separate ? perWriter : (long)writers * perWriter));
             }
             final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
             for (int w = 0; w < writers; w++)
@@ -80,7 +88,7 @@ public final class MultiWriter
                 children.add(new ProcessBuilder(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
                     "-D" + DomainAttr.SHM_DIR_PROPERTY + "=" + BenchAvs.shmDirectory(),
                     "-cp", System.getProperty("java.class.path"), MultiWriter.class.getName(),
-                    "write", name, Integer.toString(w), Integer.toString(perWriter), dir.toString())
+                    "write", avName(name, separate, w), Integer.toString(w), Integer.toString(perWriter), dir.toString())
                     .redirectErrorStream(true).redirectOutput(dir.resolve("writer-" + w + ".log").toFile()).start());
             }
             final long deadline = System.nanoTime() + WAIT_NANOS;
@@ -100,8 +108,16 @@ public final class MultiWriter
                 last = Math.max(last, Long.parseLong(times[1]));
             }
             final double perSecond = (double)writers * perWriter / ((last - first) / 1e9);
-            final String check = check(domain, name, writers, perWriter);
-            return new Result(writers, perWriter, perSecond, check.startsWith("count="), check);
+            String check = "";
+            for (int a = 0; a < (separate ? writers : 1) && !check.startsWith("FAILED"); a++)
+            {
+                check = separate ? check(domain, avName(name, true, a), a, 1, perWriter) : check(domain, name, 0, writers, perWriter);
+            }
+            if (separate && !check.startsWith("FAILED"))
+            {
+                check = writers + " AVs, each " + check;
+            }
+            return new Result(writers, perWriter, perSecond, !check.startsWith("FAILED"), check);
         }
         finally
         {
@@ -109,10 +125,12 @@ public final class MultiWriter
             {
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-            try (Domain domain = BenchAvs.domain())
+            created.forEach(AddressVector::close);
+            for (int a = 0; a < (separate ? writers : 1); a++)
             {
-                domain.unlinkAv(name);
+                domain.unlinkAv(avName(name, separate, a));
             }
+            domain.close();
             try (var files = Files.list(dir))
             {
                 for (final Path p : files.toList())
@@ -124,8 +142,17 @@ public final class MultiWriter
         }
     }
 
-    /** Empty when the AV is right, else what is wrong. */
-    private static String check(final Domain domain, final String name, final int writers, final int perWriter)
+    private static String avName(final String name, final boolean separate, final int writer)
+    {
+        return separate ? name + "-w" + writer : name;
+    }
+
+    /**
+     * "count=..." when the AV {@code name} holds exactly the M addresses of each of writers
+     * first .. first + writers - 1, each once, at a distinct fi_addr below the count whose lookup gives
+     * it back; else "FAILED: " and what is wrong.
+     */
+    static String check(final Domain domain, final String name, final int first, final int writers, final int perWriter)
     {
         final long total = (long)writers * perWriter;
         try (AddressVector reader = domain.openAv(AvAttr.builder().name(name).flags(Fi.READ).build()))
@@ -136,7 +163,7 @@ public final class MultiWriter
             }
             final BitSet seen = new BitSet((int)total);
             final ByteBuffer out = ByteBuffer.allocateDirect(BenchAddresses.ADDRLEN);
-            for (int w = 0; w < writers; w++)
+            for (int w = first; w < first + writers; w++)
             {
                 final ByteBuffer addrs = BenchAddresses.direct(w, perWriter);
                 for (int i = 0; i < perWriter; i++)
@@ -191,8 +218,13 @@ public final class MultiWriter
             {
                 Files.createFile(dir.resolve("ready-" + writer));
                 final Path go = dir.resolve("go");
+                final long deadline = System.nanoTime() + WAIT_NANOS;
                 while (!Files.exists(go))
                 {
+                    if (System.nanoTime() - deadline > 0)
+                    {
+                        throw new IllegalStateException("writer " + writer + ": no go file after " + WAIT_NANOS / 1_000_000_000 + " s");
+                    }
                     Thread.onSpinWait();
                 }
                 final long start = System.nanoTime();
@@ -214,7 +246,7 @@ public final class MultiWriter
     }
 
     /** Compiles the insert path before the timed part: inserts into a private AV of its own. */
-    private static void warmUp(final Domain domain, final int writer)
+    static void warmUp(final Domain domain, final int writer)
     {
         final int n = 100_000;
         final ByteBuffer addrs = BenchAddresses.direct(writer + 100, n);

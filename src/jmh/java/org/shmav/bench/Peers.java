@@ -1,0 +1,187 @@
+package org.shmav.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The child processes of a comparison: libfabric's AVs through the C harness, Chronicle Map's writer
+ * and reader JVMs, and any shmav JVM that prints "result NAME VALUE UNIT" lines. Every child has a
+ * deadline; past it, or when the driver fails, the child and its descendants are killed.
+ */
+final class Peers
+{
+    /** The JVM flags Chronicle Map 2026.1 needs on Java 17 (see /work/shared/java-stack.md). */
+    static final List<String> CHRONICLE_FLAGS = List.of(
+        "--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED",
+        "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+        "--add-exports", "jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+        "-Dchronicle.analytics.disable=true");
+
+    private static final Duration DEADLINE = Duration.ofMinutes(5);
+
+    private final Path harness;
+
+    Peers(final Path harness)
+    {
+        this.harness = harness;
+    }
+
+    /** The C harness on libfabric's sockets named AV of {@code n} entries; figures under {@code prefix}. */
+    Map<String, Double> sockets(final String prefix, final int n, final int cycles, final int attaches)
+        throws Exception
+    {
+        return prefixed(prefix, exec(socketsCommand(n, cycles, attaches)));
+    }
+
+    List<String> socketsCommand(final int n, final int cycles, final int attaches)
+    {
+        return List.of(harness.toString(), "sockets", Integer.toString(n), "--named", "--cycles", Integer.toString(cycles),
+            "--attach", Integer.toString(attaches));
+    }
+
+    /** The C harness on the tcp;ofi_rxm util AV of {@code n} entries. */
+    Map<String, Double> tcp(final int n, final int cycles) throws Exception
+    {
+        return prefixed("tcp", exec(tcpCommand(n, cycles)));
+    }
+
+    List<String> tcpCommand(final int n, final int cycles)
+    {
+        return List.of(harness.toString(), "tcp", Integer.toString(n), "--cycles", Integer.toString(cycles));
+    }
+
+    /** Chronicle Map: a writer JVM puts {@code n} entries into a new map file, a reader JVM gets them. */
+    Map<String, Double> chronicle(final int n) throws Exception
+    {
+        final Path file = BenchAvs.shmDirectory().resolve(BenchAvs.uniqueName("chronicle"));
+        try
+        {
+            final Map<String, Double> figures = new LinkedHashMap<>(prefixed("chronicle", exec(chronicleCommand("write", file, n))));
+            figures.putAll(prefixed("chronicle", exec(chronicleCommand("read", file, n))));
+            return figures;
+        }
+        finally
+        {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    static List<String> chronicleCommand(final String mode, final Path file, final int n)
+    {
+        final List<String> command = new ArrayList<>(List.of(java(), "-Xmx1g"));
+        command.addAll(CHRONICLE_FLAGS);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ChronicleMapPeer.class.getName(), mode,
+            file.toString(), Integer.toString(n)));
+        if ("read".equals(mode))
+        {
+            command.add("5");
+        }
+        return command;
+    }
+
+    /** A JVM on this classpath running {@code main} with {@code args}. */
+    static List<String> javaCommand(final Class<?> main, final String... args)
+    {
+        final List<String> command = new ArrayList<>(List.of(java(), "-Xmx1g", "-XX:+UseSerialGC",
+            "-D" + org.shmav.DomainAttr.SHM_DIR_PROPERTY + "=" + BenchAvs.shmDirectory(),
+            "-cp", System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    static String java()
+    {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** {@code command} as the page shows it: the classpath as $CP. */
+    static String show(final List<String> command)
+    {
+        return String.join(" ", command).replace(System.getProperty("java.class.path"), "$CP");
+    }
+
+    private static Map<String, Double> prefixed(final String prefix, final Map<String, Double> figures)
+    {
+        final Map<String, Double> out = new LinkedHashMap<>();
+        figures.forEach((k, v) -> out.put(prefix + "." + k, v));
+        return out;
+    }
+
+    /**
+     * Runs a child process to completion, at most {@link #DEADLINE}, and returns its "result NAME VALUE
+     * UNIT" lines; throws, with its output, when it fails or overruns (it is killed then).
+     */
+    static Map<String, Double> exec(final List<String> command) throws Exception
+    {
+        System.out.println("# " + show(command));
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Map<String, Double> found = new LinkedHashMap<>();
+        final StringBuilder output = new StringBuilder();
+        // The output is read on its own thread so that a silent, hung child cannot hold the driver past the deadline.
+        final Thread reader = new Thread(() -> read(p, found, output), "peer-output");
+        reader.setDaemon(true);
+        reader.start();
+        try
+        {
+            final boolean exited = p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            reader.join(TimeUnit.SECONDS.toMillis(10));
+            if (!exited || p.exitValue() != 0)
+            {
+                synchronized (found)
+                {
+                    throw new IOException("failed (" + (exited ? "exit " + p.exitValue() : "no exit in " + DEADLINE) +
+                        "): " + show(command) + "\n" + output);
+                }
+            }
+        }
+        finally
+        {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        synchronized (found)
+        {
+            return new LinkedHashMap<>(found);
+        }
+    }
+
+    private static void read(final Process p, final Map<String, Double> found, final StringBuilder output)
+    {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
+        {
+            String line;
+            while ((line = in.readLine()) != null)
+            {
+                System.out.println("  " + line);
+                final String[] f = line.trim().split("\\s+");
+                synchronized (found)
+                {
+                    output.append(line).append('\n');
+                    if (f.length >= 3 && "result".equals(f[0]) && f[2].matches("-?[0-9.]+(e-?[0-9]+)?"))
+                    {
+                        found.put(f[1], Double.parseDouble(f[2]));
+                    }
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            synchronized (found)
+            {
+                output.append("(reading its output: ").append(e).append(")\n");
+            }
+        }
+    }
+}

@@ -1,0 +1,252 @@
+package org.shmav.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The parts of docs/benchmarks.md that come from alternating rounds: the targets and their verdicts
+ * (each on the lowest round ratio), the round ratios, the load around every round, writer scaling and
+ * growth. Ratios of times are peer / shmav (above 1, shmav is faster); efficiencies are shared / separate.
+ */
+final class RoundsReport
+{
+    private final Rounds compared;
+    private final Scaling scaling;
+    private final GrowthRounds growth;
+    private final Results r;
+    private final List<Target> targets = new ArrayList<>();
+
+    /** One target: what is compared, the figures, the round ratios (null if measured once), the verdict. */
+    record Target(String what, String shmav, String peer, Rounds.Spread spread, double ratio, String needed, boolean pass)
+    {
+    }
+
+    RoundsReport(final Rounds compared, final Scaling scaling, final GrowthRounds growth, final Results results)
+    {
+        this.compared = compared;
+        this.scaling = scaling;
+        this.growth = growth;
+        this.r = results;
+        evaluate();
+    }
+
+    /** The rounds of the comparisons. */
+    int rounds()
+    {
+        return compared.rounds();
+    }
+
+    List<Target> targets()
+    {
+        return targets;
+    }
+
+    private void evaluate()
+    {
+        final String single = "shmav.insertOneByOne.shared";
+        final String batch = "shmav.insertBatch.shared";
+        final String lookup = "shmav.lookup.shared.1000000";
+        ratio("single insert, 1M into a shared AV, one call per address", single,
+            "sockets named AV, one call per address", "sockets.single_insert", 1);
+        ratio("batch insert, one call of 1M addresses (per address)", batch, "sockets named AV, batch of 1M",
+            "sockets.batch_insert", 1);
+        ratio("insert vs Chronicle Map put (shared AV, 1M, one call per address)", single, "Chronicle Map put",
+            "chronicle.put", 3);
+        ratio("lookup of a valid fi_addr, shared AV, 1M entries, vs tcp", lookup, "tcp util AV", "tcp.lookup", 1);
+        ratio("lookup of a valid fi_addr, shared AV, 1M entries, vs sockets", lookup, "sockets named AV",
+            "sockets.lookup", 1);
+        ratio("single-address insert (1M) vs sockets' batch insert per address", single, "sockets named AV, batch of 1M",
+            "sockets.batch_insert", 1);
+        ratio("remove then reinsert, shared AV of 1M entries", "shmav.removeThenReinsert.shared.1000000",
+            "sockets named AV (scans from 0)", "sockets.remove_reinsert", 100);
+        ratio("lookup vs Chronicle Map get (shared AV, 1M)", lookup, "Chronicle Map get (other JVM)", "chronicle.get", 3);
+
+        final double a1k = r.get("shmav.attachReadOnly.1000");
+        final double a100k = r.get("shmav.attachReadOnly.100000");
+        final double a1m = r.get("shmav.attachReadOnly.1000000");
+        final double spread = Math.max(a1k, Math.max(a100k, a1m)) / Math.min(a1k, Math.min(a100k, a1m));
+        targets.add(new Target("FI_READ attach of a 1M-entry AV under 5 ms, independent of the entry count (measured once)",
+            String.format(Locale.ROOT, "%s (1k: %s, 100k: %s)", Report.time(a1m), Report.time(a1k), Report.time(a100k)),
+            "5 ms; slowest/fastest of 1k, 100k, 1M <= 2", null, 5e6 / a1m,
+            "1M: < 5 ms; spread " + String.format(Locale.ROOT, "%.2f", spread) + " <= 2", a1m < 5e6 && spread <= 2));
+
+        // Single-shot insert iterations create their AV in the iteration's setup, which gc.alloc.rate.norm
+        // counts: the inserts' own share is the figure less the creation's bytes spread over the N inserts.
+        final double allocLookup = Math.max(r.alloc(lookup), r.alloc("shmav.lookup.private.1000000"));
+        final double allocInsert = Math.max(
+            r.alloc(single) - r.get("alloc.create.shared") / Compare.N,
+            r.alloc("shmav.insertOneByOne.private") - r.get("alloc.create.private") / Compare.N);
+        targets.add(new Target("0 B/op on lookup and insert (JMH gc profiler; shared: highest of the rounds)",
+            String.format(Locale.ROOT, "lookup %s B/op; insert %s B/op less the AV's creation (%s B/op with it); "
+                    + "insert loop: 0 bytes", Report.bytes(allocLookup), Report.bytes(Math.max(0, allocInsert)),
+                Report.bytes(r.alloc(single))),
+            "gc.alloc.rate.norm < 0.05 B/op; InsertBench fails any iteration whose timed loop allocates", null, Double.NaN,
+            "< 0.05 B/op", allocLookup < 0.05 && allocInsert < 0.05));
+
+        final Rounds.Spread e2 = scaling.efficiency(2);
+        targets.add(new Target("2 writer JVMs into one shared AV vs into 2 separate AVs (efficiency)",
+            rate(scaling.processes.median("proc.shared.P2")) + " inserts/s", "separate AVs: " +
+            rate(scaling.processes.median("proc.separate.P2")) + " inserts/s", e2, e2.median(),
+            ">= " + Scaling.TARGET_EFFICIENCY, e2.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
+    }
+
+    private void ratio(final String what, final String shmavKey, final String peerName, final String peerKey,
+        final double needed)
+    {
+        final Rounds.Spread s = compared.ratio(peerKey, shmavKey);
+        targets.add(new Target(what, Report.time(compared.median(shmavKey)),
+            peerName + ": " + Report.time(compared.median(peerKey)), s, s.median(),
+            needed == 1 ? ">= 1 (no slower)" : ">= " + (int)needed + "x", s.passes(needed)));
+    }
+
+    void targetsTable(final StringBuilder md)
+    {
+        md.append("| target | shmav (median) | compared with (median) | ratio: median (lowest - highest) | needed | result |\n")
+            .append("|---|---|---|---|---|---|\n");
+        for (final Target t : targets)
+        {
+            md.append("| ").append(t.what()).append(" | ").append(t.shmav()).append(" | ").append(t.peer()).append(" | ")
+                .append(t.spread() != null ? spread(t.spread())
+                    : Double.isNaN(t.ratio()) ? "-" : String.format(Locale.ROOT, "%.2fx (once)", t.ratio()))
+                .append(" | ").append(t.needed()).append(" | ").append(t.pass() ? "pass" : "**miss**").append(" |\n");
+        }
+    }
+
+    /** Every round ratio of the compared figures, then the load around each step. */
+    void roundsSection(final StringBuilder md)
+    {
+        md.append("\n## Rounds\n\n");
+        md.append("Each round runs, in this order: ").append(String.join(", ", compared.stepNames()))
+            .append(". A round ratio pairs round k of shmav with round k of the peer; the verdicts above use the lowest.\n\n");
+        md.append("| comparison |");
+        for (int k = 1; k <= compared.rounds(); k++)
+        {
+            md.append(" round ").append(k).append(" |");
+        }
+        md.append(" median | lowest | highest |\n|---|").append("---|".repeat(compared.rounds() + 3)).append('\n');
+        for (final Target t : targets)
+        {
+            if (t.spread() == null)
+            {
+                continue;
+            }
+            md.append("| ").append(t.what()).append(" |");
+            for (final double x : t.spread().perRound())
+            {
+                md.append(String.format(Locale.ROOT, " %.2f |", x));
+            }
+            md.append(String.format(Locale.ROOT, " %.2f | %.2f | %.2f |%n", t.spread().median(), t.spread().low(),
+                t.spread().high()));
+        }
+        md.append("\n1-minute load average (/proc/loadavg) before -> after each step of each round:\n\n");
+        loads(md, compared);
+    }
+
+    private static void loads(final StringBuilder md, final Rounds rounds)
+    {
+        md.append("| round |");
+        rounds.stepNames().forEach(s -> md.append(' ').append(s).append(" |"));
+        md.append("\n|---|").append("---|".repeat(rounds.stepNames().size()));
+        int round = 0;
+        for (final Rounds.Load l : rounds.loads())
+        {
+            if (l.round() != round)
+            {
+                round = l.round();
+                md.append("\n| ").append(round).append(" |");
+            }
+            md.append(String.format(Locale.ROOT, " %.2f -> %.2f |", l.before(), l.after()));
+        }
+        md.append('\n');
+    }
+
+    void scalingSection(final StringBuilder md)
+    {
+        md.append("\n### Writer scaling\n\n");
+        md.append("P writer JVMs insert ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))
+            .append(" distinct addresses each, one call per address, started together (a go file all wait on):\n")
+            .append("(a) all into one shared named AV, (b) each into a named AV of its own. Efficiency = (a) / (b) of the\n")
+            .append("same round; ").append(scaling.processes.rounds()).append(" rounds, (a) and (b) alternating. ")
+            .append("Throughput = P x M / (last end - first start).\n\n");
+        md.append("| writers P | (a) shared AV, inserts/s | (b) separate AVs, inserts/s | efficiency (a)/(b): median (lowest - highest) | target | result | check (a) | check (b) |\n")
+            .append("|---|---|---|---|---|---|---|---|\n");
+        for (final int p : Scaling.WRITERS)
+        {
+            final Rounds.Spread e = scaling.efficiency(p);
+            final boolean target = p == 2;
+            md.append("| ").append(p).append(" | ").append(rates(scaling.processes, "proc.shared.P" + p)).append(" | ")
+                .append(rates(scaling.processes, "proc.separate.P" + p)).append(" | ").append(spread(e)).append(" | ")
+                .append(target ? ">= " + Scaling.TARGET_EFFICIENCY : "-").append(" | ")
+                .append(target ? e.passes(Scaling.TARGET_EFFICIENCY) ? "pass" : "**miss**" : "-").append(" | ")
+                .append(scaling.checks.getOrDefault("proc.shared.P" + p, "?")).append(" | ")
+                .append(scaling.checks.getOrDefault("proc.separate.P" + p, "?")).append(" |\n");
+        }
+        md.append("\nP threads of one JVM into one named AV, ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))
+            .append(" addresses each, through one handle or through a handle each (no target):\n\n");
+        md.append("| threads P | one handle, inserts/s | handle per thread, inserts/s | one / per thread: median (lowest - highest) | check |\n")
+            .append("|---|---|---|---|---|\n");
+        for (final int p : Scaling.WRITERS)
+        {
+            final String one = scaling.checks.getOrDefault("threads.one.P" + p, "?");
+            final String per = scaling.checks.getOrDefault("threads.per-thread.P" + p, "?");
+            md.append("| ").append(p).append(" | ").append(rates(scaling.threads, "threads.one.P" + p)).append(" | ")
+                .append(rates(scaling.threads, "threads.per-thread.P" + p)).append(" | ").append(spread(scaling.oneHandleRatio(p)))
+                .append(" | ").append(one.equals(per) ? one : "one handle: " + one + "; per thread: " + per).append(" |\n");
+        }
+        md.append("\nLoad before -> after each step, writer processes:\n\n");
+        loads(md, scaling.processes);
+        md.append("\nwriter threads:\n\n");
+        loads(md, scaling.threads);
+    }
+
+    void growthSection(final StringBuilder md)
+    {
+        md.append("\n### Growth (issue 13 item 6)\n\n");
+        md.append("| operation | created with count 1M | created with count 1, grown to 1M | time grown / flat (above 1: the grown AV is slower): median (lowest - highest) |\n")
+            .append("|---|---|---|---|\n");
+        if (!growth.ran())
+        {
+            md.append("| insert 1M addresses, one call each | needs growth (not on main yet) | needs growth (not on main yet) | - |\n")
+                .append("| lookup, 1M entries | needs growth (not on main yet) | needs growth (not on main yet) | - |\n")
+                .append("\nA named AV created with count 1 answered FI_ENOSPC before holding 4,096 addresses, so these rows did not run.\n");
+            return;
+        }
+        final Rounds g = growth.rounds;
+        growthRow(md, g, "insert 1M addresses, one call each (per address)", "shmav.growthInsert.shared.1000000",
+            "shmav.growthInsert.shared.1");
+        growthRow(md, g, "lookup, 1M entries", "shmav.growthLookup.1000000", "shmav.growthLookup.1");
+        md.append("\n").append(g.rounds()).append(" rounds, flat and grown alternating. Load before -> after each step:\n\n");
+        loads(md, g);
+    }
+
+    private static void growthRow(final StringBuilder md, final Rounds g, final String what, final String flat,
+        final String grown)
+    {
+        md.append("| ").append(what).append(" | ").append(Report.time(g.median(flat))).append(" | ")
+            .append(Report.time(g.median(grown))).append(" | ").append(spread(g.ratio(grown, flat))).append(" |\n");
+    }
+
+    private static String rates(final Rounds rounds, final String key)
+    {
+        final double[] v = rounds.perRound(key);
+        double lo = Double.MAX_VALUE;
+        double hi = 0;
+        for (final double x : v)
+        {
+            lo = Math.min(lo, x);
+            hi = Math.max(hi, x);
+        }
+        return v.length == 0 ? "-" : rate(Results.median(v)) + " (" + rate(lo) + " - " + rate(hi) + ")";
+    }
+
+    private static String rate(final double perSecond)
+    {
+        return String.format(Locale.ROOT, "%,.0f", perSecond);
+    }
+
+    private static String spread(final Rounds.Spread s)
+    {
+        return s.perRound().length == 0 ? "-" : String.format(Locale.ROOT, "%.2fx (%.2f - %.2f)", s.median(), s.low(), s.high());
+    }
+}

@@ -1,0 +1,124 @@
+package org.shmav.bench;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How insert throughput scales with writers, in alternating rounds: P writer JVMs (a) all into one
+ * shared named AV, (b) each into a named AV of its own, and P threads of one JVM (c) through one
+ * handle, (d) through a handle each of the same AV; P = 1, 2, 4. Efficiency = (a) / (b) of the same
+ * round: what sharing one AV costs against the same processes doing the same work without sharing.
+ * Every run is checked (nothing lost or duplicated); a failed check is kept and shown on the page.
+ */
+final class Scaling
+{
+    static final int[] WRITERS = {1, 2, 4};
+    /** The efficiency (a)/(b) needed at P = 2, on the lowest round. */
+    static final double TARGET_EFFICIENCY = 0.9;
+
+    final Rounds processes;
+    final Rounds threads;
+    final int perWriter;
+    /** Key (e.g. "proc.shared.P2") to the last check's text, or the first failed one. */
+    final Map<String, String> checks = new LinkedHashMap<>();
+
+    private Scaling(final Rounds processes, final Rounds threads, final int perWriter)
+    {
+        this.processes = processes;
+        this.threads = threads;
+        this.perWriter = perWriter;
+    }
+
+    static Scaling run(final boolean quick, final List<String> commands) throws Exception
+    {
+        final int rounds = quick ? 2 : 3;
+        final int perWriter = quick ? 50_000 : 250_000;
+        final Map<String, String> checks = new LinkedHashMap<>();
+        final Map<String, Rounds.Step> procSteps = new LinkedHashMap<>();
+        for (final int p : WRITERS)
+        {
+            procSteps.put("P=" + p + " shared", () -> processes(p, perWriter, false, checks));
+            procSteps.put("P=" + p + " separate", () -> processes(p, perWriter, true, checks));
+        }
+        commands.add("java -cp $CP org.shmav.bench.MultiWriter run P " + perWriter + " shared|separate   (P = 1, 2, 4; " +
+            rounds + " rounds, shared and separate alternating)");
+        final Rounds proc = new Rounds("writer processes").run(rounds, procSteps);
+
+        final Map<String, Rounds.Step> threadSteps = new LinkedHashMap<>();
+        for (final int p : WRITERS)
+        {
+            threadSteps.put("P=" + p + " one handle", () -> threads(p, perWriter, "one", checks));
+            threadSteps.put("P=" + p + " handle per thread", () -> threads(p, perWriter, "per-thread", checks));
+        }
+        commands.add(Peers.show(Peers.javaCommand(ThreadWriters.class, "P", Integer.toString(perWriter), "one|per-thread")) +
+            "   (P = 1, 2, 4; " + rounds + " rounds, alternating)");
+        final Rounds thr = new Rounds("writer threads").run(rounds, threadSteps);
+
+        final Scaling s = new Scaling(proc, thr, perWriter);
+        s.checks.putAll(checks);
+        return s;
+    }
+
+    private static Map<String, Double> processes(final int p, final int perWriter, final boolean separate,
+        final Map<String, String> checks) throws Exception
+    {
+        final MultiWriter.Result r = MultiWriter.run(p, perWriter, separate);
+        System.out.println(r);
+        final String key = "proc." + (separate ? "separate" : "shared") + ".P" + p;
+        record(checks, key, r.ok(), r.check());
+        return Map.of(key, r.insertsPerSecond());
+    }
+
+    private static Map<String, Double> threads(final int p, final int perThread, final String mode,
+        final Map<String, String> checks) throws Exception
+    {
+        final Map<String, Double> out = Peers.exec(Peers.javaCommand(ThreadWriters.class, Integer.toString(p),
+            Integer.toString(perThread), mode));
+        final String key = "threads." + mode + ".P" + p;
+        final boolean ok = out.getOrDefault("check_ok", 0.0) == 1.0;
+        record(checks, key, ok, ok ? "count=" + (long)p * perThread + ", every address found once at a distinct fi_addr"
+            : "FAILED (see the log)");
+        return Map.of(key, out.get("threads"));
+    }
+
+    /** Keeps the first failure of a key, else its latest check. */
+    private static void record(final Map<String, String> checks, final String key, final boolean ok, final String check)
+    {
+        if (!checks.getOrDefault(key, "").startsWith("FAILED"))
+        {
+            checks.put(key, ok ? "OK: " + check : check.startsWith("FAILED") ? check : "FAILED: " + check);
+        }
+    }
+
+    boolean allChecksOk()
+    {
+        return checks.values().stream().noneMatch(c -> c.startsWith("FAILED"));
+    }
+
+    /** Efficiency (a)/(b) of the processes at P writers, round by round. */
+    Rounds.Spread efficiency(final int p)
+    {
+        return processes.ratio("proc.shared.P" + p, "proc.separate.P" + p);
+    }
+
+    /** One handle / a handle per thread, round by round. */
+    Rounds.Spread oneHandleRatio(final int p)
+    {
+        return threads.ratio("threads.one.P" + p, "threads.per-thread.P" + p);
+    }
+
+    String summary()
+    {
+        final StringBuilder s = new StringBuilder();
+        for (final int p : WRITERS)
+        {
+            final Rounds.Spread e = efficiency(p);
+            s.append(String.format(Locale.ROOT, "  P=%d efficiency shared/separate %.2f (%.2f-%.2f)%s%n", p, e.median(),
+                e.low(), e.high(), p == 2 ? (e.passes(TARGET_EFFICIENCY) ? " pass" : " miss") : ""));
+        }
+        s.append(allChecksOk() ? "  checks: all OK\n" : "  checks: FAILED " + checks + "\n");
+        return s.toString();
+    }
+}
