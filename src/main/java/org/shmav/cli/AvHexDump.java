@@ -85,8 +85,6 @@ final class AvHexDump
         f.add(new Field(CREATED_MILLIS_OFFSET, 8, "createdMillis " + Text.time(m.getLong(CREATED_MILLIS_OFFSET))));
         f.add(new Field(MAX_CAPACITY_OFFSET, 8, "maxCapacity " + m.getLong(MAX_CAPACITY_OFFSET)));
         block("header", f);
-        block(null, List.of(new Field(CHANGES_OFFSET, 8, "changes " + m.getLong(CHANGES_OFFSET) +
-            " (bumped by every publish and removal)")));
         final long hint = m.getLong(FREE_HINT_OFFSET);
         block(null, List.of(new Field(FREE_HINT_OFFSET, 8, "freeHint: epoch " + (hint >>> 32) + ", lowest free >= " +
             (hint & 0xFFFF_FFFFL))));
@@ -132,7 +130,12 @@ final class AvHexDump
                 new Field(at + AttacherDescriptor.START_MILLIS_OFFSET, 8, "process start " +
                     Text.time(m.getLong(at + AttacherDescriptor.START_MILLIS_OFFSET))),
                 new Field(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET, 8, "attached " +
-                    Text.time(m.getLong(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET)))));
+                    Text.time(m.getLong(at + AttacherDescriptor.ATTACHED_MILLIS_OFFSET))),
+                new Field(at + AttacherDescriptor.PHASE_OFFSET, 8, "phase " + m.getLong(at + AttacherDescriptor.PHASE_OFFSET)),
+                new Field(at + AttacherDescriptor.PUBLISHED_OFFSET, 8, "published " +
+                    m.getLong(at + AttacherDescriptor.PUBLISHED_OFFSET)),
+                new Field(at + AttacherDescriptor.REMOVED_OFFSET, 8, "removed " +
+                    m.getLong(at + AttacherDescriptor.REMOVED_OFFSET))));
         }
     }
 

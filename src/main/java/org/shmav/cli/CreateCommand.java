@@ -27,8 +27,12 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     @Parameters(paramLabel = "NAME", description = "the AV's name")
     private String name;
 
-    @Option(names = "--count", required = true, paramLabel = "N", description = "capacity: number of entries")
+    @Option(names = "--count", required = true, paramLabel = "N", description = "entries it is created with (it doubles when full)")
     private long count;
+
+    @Option(names = "--max-count", paramLabel = "M",
+        description = "the most entries it may grow to (default: " + AvAttr.DEFAULT_MAX_COUNT + "; --count N keeps it at N)")
+    private long maxCount;
 
     @Option(names = "--type", paramLabel = "TYPE", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     private CliNames.Type type = CliNames.Type.table;
@@ -43,9 +47,10 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (count < 1)
+        if (count < 1 || maxCount < 0)
         {
-            throw new CliException(ExitCode.USAGE, "--count must be at least 1, not " + count);
+            throw new CliException(ExitCode.USAGE, count < 1 ? "--count must be at least 1, not " + count
+                : "--max-count must be at least 0, not " + maxCount);
         }
         final AvDirectory dir = directory();
         final Path file = dir.fileOf(name);
@@ -54,11 +59,11 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
             throw exists(dir); // the common case, without building a file first; createOnly decides races
         }
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format.addrFormat).shmDirectory(dir.path()).build());
-             AddressVector av = domain.openAv(AvAttr.builder().type(type.avType).count(count).name(name)
+             AddressVector av = domain.openAv(AvAttr.builder().type(type.avType).count(count).maxCount(maxCount).name(name)
                  .groupAccess(groupAccess).createOnly(true).build()))
         {
-            out().printf("created AV '%s': %s, %s, capacity %d, %d bytes (%s)%n", name, type, format,
-                av.attr().count(), Files.size(file), file);
+            out().printf("created AV '%s': %s, %s, capacity %d (grows to %d), %d bytes (%s)%n", name, type, format,
+                av.attr().count(), Math.max(count, maxCount == 0 ? AvAttr.DEFAULT_MAX_COUNT : maxCount), Files.size(file), file);
         }
         catch (final FabricException e)
         {

@@ -85,7 +85,8 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
             if (full)
             {
                 err().printf("shmav insert: AV '%s' is full (capacity %d): remove entries (shmav rm, or the API), or " +
-                    "create a larger AV and insert again%n", name, av.attr().count());
+                    "create it with a larger --max-count, or free space in its directory if that is full; then " +
+                    "insert again%n", name, av.count());
                 return ExitCode.NO_SPACE.code;
             }
             return failures.isEmpty() ? ExitCode.OK.code : ExitCode.PARTIAL.code;

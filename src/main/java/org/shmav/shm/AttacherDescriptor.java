@@ -10,7 +10,9 @@ package org.shmav.shm;
  *  24 | start time of the owner, milliseconds since the epoch (for people and tools only)          |
  *  32 | attached at, milliseconds since the epoch                                                  |
  *  40 | phase: 1 while the owner is inside an insert (probing or changing the hash), else 0         |
- *  48 | reserved (16 bytes); entries are 64 bytes so that journals never share a cache line         |
+ *  48 | published: new entries this entry's owners published (cumulative; only the owner writes it)  |
+ *  56 | removed: last references this entry's owners removed (cumulative; the owner or its recoverer) |
+ *      entries are 64 bytes, so that what one writer writes never shares a cache line with another's |
  * </pre>
  *
  * <b>Liveness.</b> The owner holds an exclusive record lock (fcntl {@code F_SETLK}, or an open file
@@ -45,6 +47,18 @@ public final class AttacherDescriptor
     public static final int ATTACHED_MILLIS_OFFSET = 32;
     /** u64: 1 while the owner reads or writes the hash (a rebuild waits for it), else 0. */
     public static final int PHASE_OFFSET = 40;
+    /**
+     * u64: new entries published by the owners of this entry, summed over every owner it had: the AV's
+     * change counter and the hash's crowding are sums over the attachers, so that no insert writes a
+     * line another writer writes. Written only by the owner, plain load and release store.
+     */
+    public static final int PUBLISHED_OFFSET = 48;
+    /**
+     * u64: last references removed by the owners of this entry (or by a recoverer finishing a dead
+     * owner's removal, holding its lock), summed over every owner it had. Release stores by the one
+     * process that may write it.
+     */
+    public static final int REMOVED_OFFSET = 56;
     /** The byte of the entry that its owner keeps locked: the first. */
     public static final int LOCK_OFFSET = 0;
 

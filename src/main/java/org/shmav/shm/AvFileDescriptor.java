@@ -45,7 +45,7 @@ package org.shmav.shm;
  *  128 |           segmentCount             |           reserved            |
  *  136 |                        createdMillis                               |
  *  144 |                         maxCapacity                                |
- *  192 |                      changes (own cache line)                      |
+ *  192 |                      reserved (was changes, layout 2)              |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
  *  384 |        hashEpoch: epoch (high 32) | rebuilder + 1 (low 32)         |
@@ -133,8 +133,6 @@ public final class AvFileDescriptor
      * end is within it. Also sizes the free groups ({@link #freeGroupShift}), which never change.
      */
     public static final int MAX_CAPACITY_OFFSET = 144;
-    /** u64: bumped on every publish and removal; watchers poll it. On its own cache line. */
-    public static final int CHANGES_OFFSET = 192;
     /** u64: lower bound of the lowest FREE slot (low 32 bits) and an epoch bumped by every freeing (high 32). */
     public static final int FREE_HINT_OFFSET = 256;
     /** u64: number of attacher entries ever taken; readers sum journals below it. */
@@ -142,9 +140,9 @@ public final class AvFileDescriptor
     /** u64: hash epoch (high 32) and, while the hash is being rebuilt, the rebuilder's attacher index + 1 (low 32). */
     public static final int HASH_EPOCH_OFFSET = 384;
     /**
-     * i64: {@code changes + hashUsedBase} is about the buckets not EMPTY: a rebuild sets it to the
-     * entries it indexed, a removal subtracts 1 (it bumps {@code changes} but takes no bucket); a rebuild
-     * starts when it passes 3/4 of the buckets.
+     * i64: {@code hashUsedBase} plus the attachers' {@code published} counters is about the buckets not
+     * EMPTY: a rebuild (or growth) sets it to the entries it indexed less the counters' sum then; a
+     * rebuild starts when the sum passes 3/4 of the buckets. Written only with the rebuild mark held.
      */
     public static final int HASH_USED_BASE_OFFSET = 448;
     /** Start of the segment table. */

@@ -188,7 +188,7 @@ final class DedupIndex
             m.putLong(layout.bucket(bucket), ((hash >>> 32) << 32) | (i + 1));
             entries++;
         }
-        m.setLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET, entries - m.getLongVolatile(AvFileDescriptor.CHANGES_OFFSET));
+        m.setLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET, entries - ChangeCounters.published(m, layout));
     }
 
     /**

@@ -40,6 +40,8 @@ final class IndexRebuild
     static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Rebuilder index + 1 of a rebuild whose rebuilder gave up after an Error: nobody's, so the next writer takes it over. */
     static final long ABANDONED = 0xFFFF_FFFFL;
+    /** A writer checks whether the hash is crowded on one insert in this many. */
+    static final int CROWD_CHECK_EVERY = 64;
     /** Results of {@link #enterPhase}. */
     static final int ENTERED = 0;
     static final int TIMED_OUT = 1;
@@ -62,16 +64,23 @@ final class IndexRebuild
     }
 
     /**
-     * True when the hash may be running out of EMPTY buckets. Buckets never go back to EMPTY except
-     * by a rebuild, and a bucket is taken by each publish, so {@code changes + hashUsedBase} (the
-     * entries the last rebuild indexed, plus publishes since: a removal adds 1 to one and subtracts 1
-     * from the other) is about the buckets in use. It misses a bucket taken by an insert that then gave
-     * its slot back to a duplicate; an insert that finds no EMPTY bucket asks for a rebuild itself.
+     * True when the hash may be running out of EMPTY buckets, checked on one insert of this writer in
+     * {@link #CROWD_CHECK_EVERY}. Buckets never go back to EMPTY except by a rebuild, and a bucket is
+     * taken by each publish, so {@code hashUsedBase} plus the attachers' {@code published} counters
+     * (the entries the last rebuild indexed, plus publishes since) is about the buckets in use. Summing
+     * the counters reads every writer's line, so a writer does it only now and then: P writers may
+     * overshoot the threshold by P x {@link #CROWD_CHECK_EVERY} buckets, and an insert that finds no
+     * EMPTY bucket asks for a rebuild itself (it also covers a bucket taken by an insert that then gave
+     * its slot back to a duplicate).
      */
-    boolean indexCrowded()
+    boolean indexCrowded(final SlotTable.Writer w)
     {
-        final long used = m.getLongVolatile(AvFileDescriptor.CHANGES_OFFSET) +
-            m.getLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET);
+        if (++w.insertsSinceCrowdCheck < CROWD_CHECK_EVERY)
+        {
+            return false;
+        }
+        w.insertsSinceCrowdCheck = 0;
+        final long used = ChangeCounters.published(m, layout) + m.getLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET);
         return used > (layout.hashBuckets() >>> 2) * 3;
     }
 

@@ -169,7 +169,6 @@ public final class Region
             (long)layout.authKeysCapacity() * AvLayout.authKeyEntryLength(layout.authKeySize()));
         copy(memory, layout.slotsOffset(), m, bigger.slotsOffset(), layout.capacity() * layout.slotLength());
         copy(memory, layout.mapOffset(), m, bigger.mapOffset(), layout.capacity() * Long.BYTES);
-        m.putLong(CHANGES_OFFSET, memory.getLong(CHANGES_OFFSET));
         m.putLong(FREE_HINT_OFFSET, memory.getLong(FREE_HINT_OFFSET) & 0xFFFF_FFFFL);
         m.putLong(ATTACHERS_HIGH_WATER_OFFSET, memory.getLong(ATTACHERS_HIGH_WATER_OFFSET));
         new SlotTable(m, bigger, liveness).rebuildBuckets(); // no other writer: the region is not published yet

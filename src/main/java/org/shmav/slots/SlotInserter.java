@@ -113,7 +113,7 @@ final class SlotInserter
             {
                 return SlotTable.STALE_VIEW;
             }
-            if (rebuild.indexCrowded())
+            if (rebuild.indexCrowded(w))
             {
                 rebuild.rebuildCrowded(w);
             }
@@ -441,7 +441,7 @@ final class SlotInserter
         }
         w.released();
         w.journal(journal(delta + 1, OP_NONE, 0));
-        m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);
+        ChangeCounters.published(m, w.entry); // this writer's own line: no insert writes a line others write
         return index;
     }
 

@@ -145,10 +145,13 @@ final class SlotRemover
         if (m.compareAndSetLong(slot + STATE_OFFSET, removing, word(FREE, 0, generation(removing) + 1)))
         {
             free.freed(index);
-            m.getAndAddLong(AvFileDescriptor.CHANGES_OFFSET, 1);
-            // A removal takes no bucket: keep changes + hashUsedBase at the buckets taken, so that churn
-            // does not ask for rebuilds twice as often as it uses buckets up.
-            m.getAndAddLong(AvFileDescriptor.HASH_USED_BASE_OFFSET, -1);
+            // Counted on the remover's entry: its owner, or the recoverer holding a dead owner's lock,
+            // is the one process that finishes this removal.
+            final long owner = payload(removing);
+            if (owner < layout.attachersCapacity())
+            {
+                ChangeCounters.removed(m, layout.attacher((int)owner));
+            }
         }
     }
 }

@@ -171,10 +171,10 @@ public final class SlotTable
         return attachers.count();
     }
 
-    /** The change counter: bumped after every publish and removal. */
+    /** The change counter: publishes and removals of every writer ever, summed over the attachers. */
     public long changes()
     {
-        return m.getLongAcquire(AvFileDescriptor.CHANGES_OFFSET);
+        return ChangeCounters.changes(m, layout);
     }
 
     /** The map_addr entry of slot {@code index}: its fi_addr while VALID, else FI_ADDR_NOTAVAIL. */
@@ -379,6 +379,8 @@ public final class SlotTable
         /** The slot this writer holds CLAIMED, -1 for none, and the exact word its claim CAS wrote. */
         long claimedSlot = -1;
         long claimWord;
+        /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
+        int insertsSinceCrowdCheck = IndexRebuild.CROWD_CHECK_EVERY - 1;
         /** An operation was cut short by an Error and what it held is not given back yet. */
         boolean needsRepair;
 

@@ -155,7 +155,7 @@ class ShmLayoutChecklistTest
     {
         final List<String> lines = lines();
         final Set<String> fields = documentedNames(lines);
-        assertTrue(fields.containsAll(List.of("changes", "freeHint", "journal", "phase", "state", "map_addr")),
+        assertTrue(fields.containsAll(List.of("published", "removed", "freeHint", "journal", "phase", "state", "map_addr")),
             "documented names: " + fields);
         final Set<String> seen = new TreeSet<>();
         final List<String> unknown = new ArrayList<>();

@@ -253,7 +253,7 @@ public final class FuzzRunner
         {AvFileDescriptor.AUTH_KEYS_CAPACITY_OFFSET, 4}, {AvFileDescriptor.ATTACHERS_OFFSET_OFFSET, 8},
         {AvFileDescriptor.AUTH_KEYS_OFFSET_OFFSET, 8}, {AvFileDescriptor.HASH_OFFSET_OFFSET, 8},
         {AvFileDescriptor.HASH_BUCKETS_OFFSET, 8}, {AvFileDescriptor.SEGMENT_COUNT_OFFSET, 4},
-        {AvFileDescriptor.CHANGES_OFFSET, 8}, {AvFileDescriptor.FREE_HINT_OFFSET, 8},
+        {AvFileDescriptor.FREE_HINT_OFFSET, 8},
         {AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 8}, {AvFileDescriptor.HASH_EPOCH_OFFSET, 8},
         {AvFileDescriptor.HASH_USED_BASE_OFFSET, 8}, {AvFileDescriptor.SEGMENTS_OFFSET, 8}, {AvFileDescriptor.SEGMENTS_OFFSET + 8, 8},
         {AvFileDescriptor.SEGMENTS_OFFSET + 16, 8}, {AvFileDescriptor.SEGMENTS_OFFSET + 24, 8}, {AvFileDescriptor.SEGMENTS_OFFSET + 32, 4},

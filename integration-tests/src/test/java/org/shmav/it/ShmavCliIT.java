@@ -133,7 +133,7 @@ class ShmavCliIT
     @Test
     void shouldGiveEachErrorItsExitCode() throws IOException
     {
-        assertEquals(0, shmav("create", "full", "--count", "2").code());
+        assertEquals(0, shmav("create", "full", "--count", "2", "--max-count", "2").code());
         assertEquals(3, shmav("show", "missing").code());
         assertEquals(3, shmav("rm", "missing").code());
         assertEquals(6, shmav("create", "full", "--count", "2").code());
