@@ -40,7 +40,7 @@ final class IndexRebuild
     static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Rebuilder index + 1 of a rebuild whose rebuilder gave up after an Error: nobody's, so the next writer takes it over. */
     static final long ABANDONED = 0xFFFF_FFFFL;
-    /** A writer checks whether the hash is crowded on one insert in this many. */
+    /** A writer checks whether the hash is crowded on one insert in at most this many. */
     static final int CROWD_CHECK_EVERY = 64;
     /** Results of {@link #enterPhase}. */
     static final int ENTERED = 0;
@@ -51,6 +51,8 @@ final class IndexRebuild
     private final AvLayout layout;
     private final DedupIndex index;
     private final Recovery recovery;
+    /** Inserts of a writer between two crowding checks: the hash's buckets / 64, 1 to {@link #CROWD_CHECK_EVERY}. */
+    private final int crowdCheckEvery;
     /** This handle's next rebuild attempt of a crowded index may start then (System.nanoTime), and its back-off. */
     private long nextAttempt;
     private long backoff;
@@ -61,21 +63,22 @@ final class IndexRebuild
         this.layout = layout;
         this.index = index;
         this.recovery = recovery;
+        this.crowdCheckEvery = (int)Math.max(1, Math.min(CROWD_CHECK_EVERY, layout.hashBuckets() >>> 6));
     }
 
     /**
      * True when the hash may be running out of EMPTY buckets, checked on one insert of this writer in
-     * {@link #CROWD_CHECK_EVERY}. Buckets never go back to EMPTY except by a rebuild, and a bucket is
+     * {@code crowdCheckEvery} (1 in 64, fewer for a hash of fewer than 4096 buckets). Buckets never go back to EMPTY except by a rebuild, and a bucket is
      * taken by each publish, so {@code hashUsedBase} plus the attachers' {@code published} counters
      * (the entries the last rebuild indexed, plus publishes since) is about the buckets in use. Summing
      * the counters reads every writer's line, so a writer does it only now and then: P writers may
-     * overshoot the threshold by P x {@link #CROWD_CHECK_EVERY} buckets, and an insert that finds no
+     * overshoot the threshold by P x buckets / 64, well within the quarter left, and an insert that finds no
      * EMPTY bucket asks for a rebuild itself (it also covers a bucket taken by an insert that then gave
      * its slot back to a duplicate).
      */
     boolean indexCrowded(final SlotTable.Writer w)
     {
-        if (++w.insertsSinceCrowdCheck < CROWD_CHECK_EVERY)
+        if (++w.insertsSinceCrowdCheck < crowdCheckEvery)
         {
             return false;
         }

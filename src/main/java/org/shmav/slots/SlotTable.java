@@ -380,7 +380,7 @@ public final class SlotTable
         long claimedSlot = -1;
         long claimWord;
         /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
-        int insertsSinceCrowdCheck = IndexRebuild.CROWD_CHECK_EVERY - 1;
+        int insertsSinceCrowdCheck = IndexRebuild.CROWD_CHECK_EVERY;
         /** An operation was cut short by an Error and what it held is not given back yet. */
         boolean needsRepair;
 
