@@ -117,7 +117,8 @@ final class AvConveniences
                 return ": not a valid destination (port 0, an unspecified address such as 0.0.0.0, or another " +
                     "address family than the AV's)";
             case FiErrno.ENOSPC:
-                return ": the named AV is full; remove entries, or create it anew with a larger count";
+                return ": the named AV is at its maximum (AvAttr.maxCount, set at creation) or its file system is full; " +
+                    "remove entries, free space in its directory, or create it anew with a larger maxCount";
             default:
                 return "";
         }
