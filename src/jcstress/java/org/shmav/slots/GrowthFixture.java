@@ -55,11 +55,16 @@ final class GrowthFixture
         return new SlotTable(memory, bigger, growerView.liveness());
     }
 
-    /** Waits (spinning) until the growth is published. */
+    /** Waits (spinning, at most 10 s: a growth that gave up never publishes) until the growth is published. */
     void awaitPublished()
     {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
         while (memory.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != bigger.segments())
         {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("the growth was not published within 10 s");
+            }
             Thread.onSpinWait();
         }
     }

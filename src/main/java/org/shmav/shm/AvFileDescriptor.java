@@ -208,12 +208,6 @@ public final class AvFileDescriptor
         return shift;
     }
 
-    /** Free groups of a region of {@code capacity} slots. */
-    public static long freeGroupCount(final long capacity)
-    {
-        return ((capacity - 1) >>> freeGroupShift(capacity)) + 1;
-    }
-
     /** Offset of the mark word holding free group {@code group}'s bit, {@code 1L << group} (Java shifts mod 64). */
     public static int freeGroupWordOffset(final long group)
     {

@@ -51,6 +51,8 @@ final class IndexRebuild
     private final AvLayout layout;
     private final DedupIndex index;
     private final Recovery recovery;
+    /** The work of an index rebuild, made once rather than on every rebuild or takeover. */
+    private final Runnable rebuildBuckets;
     /** Inserts of a writer between two crowding checks: the hash's buckets / 64, 1 to {@link #CROWD_CHECK_EVERY}. */
     private final int crowdCheckEvery;
     /** This handle's next rebuild attempt of a crowded index may start then (System.nanoTime), and its back-off. */
@@ -63,6 +65,7 @@ final class IndexRebuild
         this.layout = layout;
         this.index = index;
         this.recovery = recovery;
+        this.rebuildBuckets = index::rebuildBuckets;
         this.crowdCheckEvery = (int)Math.max(1, Math.min(CROWD_CHECK_EVERY, layout.hashBuckets() >>> 6));
     }
 
@@ -213,7 +216,7 @@ final class IndexRebuild
     /** See {@link SlotTable#rebuildIndex}. */
     boolean rebuildIndex(final SlotTable.Writer w)
     {
-        return quiesce(w, index::rebuildBuckets);
+        return quiesce(w, rebuildBuckets);
     }
 
     /**
@@ -241,7 +244,7 @@ final class IndexRebuild
     /** A rebuild taken over from a dead or failed rebuilder: the whole index, afresh. */
     private boolean rebuildAs(final SlotTable.Writer w, final long mine)
     {
-        return runAs(w, mine, index::rebuildBuckets);
+        return runAs(w, mine, rebuildBuckets);
     }
 
     /**

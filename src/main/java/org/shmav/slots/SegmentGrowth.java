@@ -50,8 +50,7 @@ final class SegmentGrowth
     static Region grow(final Region view, final String call, final String name)
     {
         final AvFileChannel file = view.file();
-        final SlotTable.Writer w = view.writer();
-        if (file == null || w == null)
+        if (file == null || view.writer() == null)
         {
             throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
         }

@@ -255,8 +255,11 @@ public final class FuzzRunner
         {AvFileDescriptor.HASH_BUCKETS_OFFSET, 8}, {AvFileDescriptor.SEGMENT_COUNT_OFFSET, 4},
         {AvFileDescriptor.FREE_HINT_OFFSET, 8},
         {AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 8}, {AvFileDescriptor.HASH_EPOCH_OFFSET, 8},
-        {AvFileDescriptor.HASH_USED_BASE_OFFSET, 8}, {AvFileDescriptor.SEGMENTS_OFFSET, 8}, {AvFileDescriptor.SEGMENTS_OFFSET + 8, 8},
-        {AvFileDescriptor.SEGMENTS_OFFSET + 16, 8}, {AvFileDescriptor.SEGMENTS_OFFSET + 24, 8}, {AvFileDescriptor.SEGMENTS_OFFSET + 32, 4},
+        {AvFileDescriptor.HASH_USED_BASE_OFFSET, 8}, {AvFileDescriptor.MAX_CAPACITY_OFFSET, 8},
+        {AvFileDescriptor.segmentOffset(0) + AvFileDescriptor.SEGMENT_SLOTS_OFFSET, 8},
+        {AvFileDescriptor.segmentOffset(0) + AvFileDescriptor.SEGMENT_HASH_OFFSET, 8},
+        {AvFileDescriptor.segmentOffset(1) + AvFileDescriptor.SEGMENT_SLOTS_OFFSET, 8},
+        {AvFileDescriptor.segmentOffset(1) + AvFileDescriptor.SEGMENT_HASH_OFFSET, 8},
     };
 
     /** Mutates {@code image}; returns the new image and appends what was done to {@code what}. */
@@ -366,7 +369,7 @@ public final class FuzzRunner
             case 5: put(out, AvFileDescriptor.CAPACITY_OFFSET, 8, Long.MAX_VALUE); what.append(" capacity=MAX"); return out;
             case 6: put(out, AvFileDescriptor.CAPACITY_OFFSET, 8, 1L << 28); what.append(" capacity=2^28"); return out;
             case 7: put(out, AvFileDescriptor.HASH_OFFSET_OFFSET, 8, base.length); what.append(" hashOffset=end"); return out;
-            case 8: put(out, AvFileDescriptor.SEGMENTS_OFFSET + 16, 8, base.length + 4096L); what.append(" slotsOffset>end"); return out;
+            case 8: put(out, AvFileDescriptor.segmentOffset(0) + AvFileDescriptor.SEGMENT_SLOTS_OFFSET, 8, base.length + 4096L); what.append(" slotsOffset>end"); return out;
             case 9: put(out, AvFileDescriptor.FILE_LENGTH_OFFSET, 8, base.length * 2L); what.append(" fileLength=2x"); return out;
             case 10: what.append(" truncate=0"); return new byte[0];
             case 11: what.append(" truncate=4096"); return java.util.Arrays.copyOf(base, 4096);
