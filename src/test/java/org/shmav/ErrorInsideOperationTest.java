@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.Region;
@@ -47,6 +48,7 @@ class ErrorInsideOperationTest
     }
 
     @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // closing a handle whose lock was lost would wait forever
     void shouldGiveBackWhatItHeldWhenTheStackOverflowsInsideInsertAndRemove() throws Exception
     {
         final AtomicInteger overflowsInside = new AtomicInteger();

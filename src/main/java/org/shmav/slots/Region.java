@@ -187,6 +187,10 @@ public final class Region
         this.reader = false;
         this.readOnly = false;
         this.writer = writer == null ? null : table.writerAt(writer.index());
+        if (writer != null)
+        {
+            this.writer.needsRepair = writer.needsRepair; // what an Error left in the old region was copied too
+        }
     }
 
     private static void copy(final Memory from, final long fromOffset, final Memory to, final long toOffset, final long length)

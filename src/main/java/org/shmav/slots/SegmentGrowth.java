@@ -54,7 +54,10 @@ final class SegmentGrowth
         {
             throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
         }
+        final SlotTable.Writer w = view.writer();
+        w.releaseLeftGrowthLock();
         lock(file, call, name);
+        w.growthLock = file; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
         try
         {
             final Region now = view.follow(call, name);
@@ -82,6 +85,7 @@ final class SegmentGrowth
         finally
         {
             file.unlock(GROWTH_LOCK_OFFSET);
+            w.growthLock = null;
         }
     }
 

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.shm.AttacherDescriptor;
+import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Liveness;
@@ -193,8 +194,14 @@ public final class SlotTable
     public long insert(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
-        checkOwned(w);
-        return inserter.insert(w, src, off, len, authKey, userId, mapBase);
+        final int ready = begin(w);
+        if (ready != 0)
+        {
+            return ready;
+        }
+        final long result = inserter.insert(w, src, off, len, authKey, userId, mapBase);
+        w.needsRepair = false;
+        return result;
     }
 
     /**
@@ -204,8 +211,14 @@ public final class SlotTable
     public long insertAt(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
-        checkOwned(w);
-        return inserter.insertAt(w, index, src, off, len, authKey, userId, mapBase);
+        final int ready = begin(w);
+        if (ready != 0)
+        {
+            return ready;
+        }
+        final long result = inserter.insertAt(w, index, src, off, len, authKey, userId, mapBase);
+        w.needsRepair = false;
+        return result;
     }
 
     /**
@@ -216,25 +229,30 @@ public final class SlotTable
      */
     public int remove(final Writer w, final long index)
     {
-        checkOwned(w);
+        final int ready = begin(w);
+        if (ready != 0)
+        {
+            return ready;
+        }
         final int entered = rebuild.enterPhase(w);
         if (entered != IndexRebuild.ENTERED)
         {
+            w.needsRepair = false;
             return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
         }
+        final int result;
         try
         {
-            return remover.release(w, index);
+            result = remover.release(w, index);
         }
         catch (final Throwable t)
         {
-            recovery.giveBack(w);
+            recovery.giveBack(w); // which ends the phase
             throw t;
         }
-        finally
-        {
-            rebuild.exitPhase(w);
-        }
+        rebuild.exitPhase(w);
+        w.needsRepair = false;
+        return result;
     }
 
     /**
@@ -243,25 +261,64 @@ public final class SlotTable
      */
     public int setUserId(final Writer w, final long index, final long userId)
     {
-        checkOwned(w);
+        final int ready = begin(w);
+        if (ready != 0)
+        {
+            return ready;
+        }
         final int entered = rebuild.enterPhase(w);
         if (entered != IndexRebuild.ENTERED)
         {
+            w.needsRepair = false;
             return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
         }
+        final int result;
         try
         {
-            return remover.setUserId(w, index, userId);
+            result = remover.setUserId(w, index, userId);
         }
         catch (final Throwable t)
         {
-            recovery.giveBack(w);
+            recovery.giveBack(w); // which ends the phase
             throw t;
         }
-        finally
+        rebuild.exitPhase(w);
+        w.needsRepair = false;
+        return result;
+    }
+
+    /**
+     * Starts a writer operation: checks that this process still owns {@code w}, gives back what an
+     * earlier operation left behind (below), then marks {@code w} as inside an operation. 0, or
+     * -EAGAIN / {@link #STALE_VIEW} when the leftovers need a phase that could not be entered now.
+     *
+     * <p>Why the mark: an Error may cut an operation short where no handler can run, a
+     * StackOverflowError in a {@code finally} or in the call to the give-back itself. The mark is a
+     * plain field store, which cannot fail, set here and cleared by the operation's last statement, so
+     * whatever such an Error left (a claim, a removal, the journal, the phase) is given back at the
+     * start of this writer's next operation, in whichever thread uses the handle next.
+     */
+    private int begin(final Writer w)
+    {
+        checkOwned(w);
+        w.releaseLeftGrowthLock();
+        if (w.needsRepair)
         {
-            rebuild.exitPhase(w);
+            final int entered = rebuild.enterPhase(w); // inside the phase, like every repair: no rebuild runs
+            if (entered != IndexRebuild.ENTERED)
+            {
+                return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
+            }
+            recovery.giveBack(w); // ends the phase
+            if (w.needsRepair)
+            {
+                rebuild.exitPhase(w);
+                throw new StackOverflowError("the give-back of an operation cut short by an Error overflowed the " +
+                    "stack again: call with more stack");
+            }
         }
+        w.needsRepair = true;
+        return 0;
     }
 
     /**
@@ -271,10 +328,6 @@ public final class SlotTable
      */
     private void checkOwned(final Writer w)
     {
-        if (w.needsRepair)
-        {
-            recovery.giveBack(w); // an earlier give-back overflowed the stack too: finish it now
-        }
         if (m.getLong(w.entry + TOKEN_OFFSET) != Processes.SELF_TOKEN)
         {
             throw new FabricException("fi_av_insert", FiErrno.EIO, "this process lost its attacher entry " + w.index +
@@ -381,8 +434,13 @@ public final class SlotTable
         long claimWord;
         /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
         int insertsSinceCrowdCheck = IndexRebuild.CROWD_CHECK_EVERY;
-        /** An operation was cut short by an Error and what it held is not given back yet. */
+        /**
+         * Inside an operation, or an operation was cut short by an Error and what it held is not given
+         * back yet: see {@link SlotTable#begin}.
+         */
         boolean needsRepair;
+        /** The file whose growth lock this writer holds (SegmentGrowth), or null. */
+        AvFileChannel growthLock;
 
         Writer(final Memory m, final int index, final int entry)
         {
@@ -404,6 +462,16 @@ public final class SlotTable
         void journal(final long value)
         {
             m.setLongRelease(entry + JOURNAL_OFFSET, value);
+        }
+
+        /** Gives back a growth lock that an Error kept this writer's growth from unlocking. */
+        void releaseLeftGrowthLock()
+        {
+            if (growthLock != null)
+            {
+                growthLock.unlock(AvFileDescriptor.GROWTH_LOCK_OFFSET);
+                growthLock = null;
+            }
         }
 
         /** Records the claim of slot {@code slot} by the CAS that wrote {@code word}. */
