@@ -89,13 +89,14 @@ final class Report
         md.append("\nThe single-insert targets compare one `fi_av_insert` call per address with sockets doing the same,\n")
             .append("and (a row kept from earlier pages) with sockets inserting the same addresses in one batch call. Each shmav insert reads a bucket of its hash at a random place\n")
             .append("(").append(hashMegabytes(1_000_000)).append(" at 1,000,000 entries), to find an address already present and keep one entry per\n")
-            .append("address, and makes seven atomic updates (handle lock, writer phase, claim, index, publish, change\n")
-            .append("counter, free hint) so that several processes can insert at once and a SIGKILL at any instruction\n")
+            .append("address, and makes five atomic updates (handle lock, writer phase, claim, index, publish) so that\n")
+            .append("several processes can insert at once and a SIGKILL at any instruction\n")
             .append("loses nothing. sockets keeps no index and its writers do not coordinate. At 100,000 entries (hash of\n")
             .append(hashMegabytes(100_000)).append(", in the cache) the same comparison gives ").append(time(small))
             .append(" for shmav (shared, one call per address) against ").append(time(smallPeer))
             .append(" for sockets' batch insert per address: ").append(String.format(Locale.ROOT, "%.2fx", smallPeer / small))
             .append(".\n");
+        md.append("\nProfiles of the targets that miss, and what they show: [profiles.md](profiles.md) (`scripts/profile`).\n");
         md.append("\n## Results (medians, time per operation)\n\n");
         md.append("| operation | shmav private | shmav shared | sockets named AV | tcp util AV | Chronicle Map |\n");
         md.append("|---|---|---|---|---|---|\n");
