@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.shmav.AddrFormat;
 import org.shmav.Addresses;
 import org.shmav.AvType;
+import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.SlotDescriptor;
 
 /** The slot protocol on a private region: index churn, rebuilds and recovery bookkeeping. */
 class SlotTableTest
@@ -60,6 +62,31 @@ class SlotTableTest
             assertEquals(i, r.table().reverseLookup(out, 0, 16, -1L));
         }
         assertTrue(r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET) >>> 32 >= 20, "the index was rebuilt");
+    }
+
+    @Test
+    void shouldGiveBackAtTheNextOperationWhatAnOperationCutShortLeftBehind()
+    {
+        final Region r = region();
+        final SlotTable.Writer w = r.writer();
+        assertEquals(0, insert(r, address(0)));
+        // An insert cut short by an Error inside its phase, after its claim of slot 1, with no give-back run
+        // (a StackOverflowError in the call to it): its claim, its phase and its operation mark are left.
+        final int slot1 = r.layout().slot(1);
+        final long free = r.memory().getLong(slot1 + SlotDescriptor.STATE_OFFSET);
+        r.memory().putLong(slot1 + SlotDescriptor.STATE_OFFSET,
+            SlotDescriptor.word(SlotDescriptor.CLAIMED, w.index(), SlotDescriptor.generation(free)));
+        r.memory().setLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET, 1);
+        w.needsRepair = true;
+
+        assertEquals(1, insert(r, address(1)), "the next insert gets slot 1: the claim left behind was given back first");
+        assertEquals(2, r.table().count());
+        assertEquals(0, r.memory().getLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET), "the phase was left");
+        assertTrue(!w.needsRepair, "the operation mark is cleared by an operation that returns");
+        for (long i = 2; i < CAPACITY; i++)
+        {
+            assertEquals(SlotDescriptor.FREE, SlotDescriptor.state(r.table().stateWord(i)), "slot " + i);
+        }
     }
 
     @Test
