@@ -41,7 +41,7 @@ public class AuthKeyPublishRepairTest
     final AuthKeyTable keys = av.region.authKeys();
     final ByteBuffer k = ByteBuffer.allocate(KEY_SIZE);
     final ByteBuffer dst = ByteBuffer.allocate(KEY_SIZE);
-    final SlotTable.Writer w = av.w2;
+    final Writer w = av.w2;
 
     public AuthKeyPublishRepairTest()
     {

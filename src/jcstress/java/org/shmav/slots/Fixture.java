@@ -22,8 +22,8 @@ final class Fixture
 
     final Region region;
     final SlotTable table;
-    final SlotTable.Writer w1;
-    final SlotTable.Writer w2;
+    final Writer w1;
+    final Writer w2;
 
     Fixture(final long capacity)
     {
@@ -44,7 +44,7 @@ final class Fixture
         w2 = table.attach();
     }
 
-    long insert(final SlotTable.Writer w, final ByteBuffer address)
+    long insert(final Writer w, final ByteBuffer address)
     {
         return table.insert(w, address, 0, LEN, -1L, Long.MIN_VALUE, 0);
     }
@@ -64,7 +64,7 @@ final class Fixture
      * Writer {@code w} claims the lowest FREE slot (the real claim CAS, recorded in {@code w}), fills
      * it with {@code address} and indexes it, as an insert does right before its publish; the slot.
      */
-    long claimFilledIndexed(final SlotTable.Writer w, final ByteBuffer address)
+    long claimFilledIndexed(final Writer w, final ByteBuffer address)
     {
         final Memory m = region.memory();
         final AvLayout layout = region.layout();

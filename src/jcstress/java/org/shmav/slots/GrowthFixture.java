@@ -23,7 +23,7 @@ final class GrowthFixture
     /** The grower's view (writer w1) and the other writer's older view (writer w2), over the same memory. */
     final Region growerView;
     final SlotTable olderView;
-    final SlotTable.Writer w2;
+    final Writer w2;
     final ByteBuffer[] present;
 
     GrowthFixture(final int count, final int filled)

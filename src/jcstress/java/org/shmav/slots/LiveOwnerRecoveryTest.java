@@ -39,8 +39,8 @@ public class LiveOwnerRecoveryTest
     final Fixture av = new Fixture(2);
     final ByteBuffer a = Fixture.address(1);
     final ByteBuffer dst = ByteBuffer.allocate(Fixture.LEN);
-    final SlotTable.Writer owner = av.w2; // attacher entry 1, attached: its lock is held
-    final SlotTable.Writer dead;
+    final Writer owner = av.w2; // attacher entry 1, attached: its lock is held
+    final Writer dead;
 
     public LiveOwnerRecoveryTest()
     {

@@ -52,7 +52,7 @@ public class OwnClaimPublishTakeoverTest
     final ByteBuffer b = Fixture.address(2);
     final ByteBuffer dst = ByteBuffer.allocate(Fixture.LEN);
     final SlotRemover taker = av.otherRemover();
-    final SlotTable.Writer w;
+    final Writer w;
 
     public OwnClaimPublishTakeoverTest()
     {

@@ -25,7 +25,7 @@ import org.shmav.shm.AttacherDescriptor;
 public class RecoverPublishTest
 {
     final Fixture av = new Fixture(2);
-    final SlotTable.Writer dead;
+    final Writer dead;
 
     public RecoverPublishTest()
     {

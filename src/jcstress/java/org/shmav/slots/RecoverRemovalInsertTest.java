@@ -36,7 +36,7 @@ public class RecoverRemovalInsertTest
 
     public RecoverRemovalInsertTest()
     {
-        final SlotTable.Writer dead = av.table.attach(); // attacher entry 2
+        final Writer dead = av.table.attach(); // attacher entry 2
         av.insert(dead, Fixture.address(1)); // slot 0 VALID, journal delta 1
         final Memory m = av.region.memory();
         final int slot = av.region.layout().slot(0);

@@ -41,7 +41,7 @@ final class Attachers
     }
 
     /** See {@link SlotTable#attach}. */
-    SlotTable.Writer attach()
+    Writer attach()
     {
         for (int pass = 0; pass < 2; pass++)
         {
@@ -58,7 +58,7 @@ final class Attachers
                     m.putLong(entry + START_MILLIS_OFFSET, Processes.SELF_START_MILLIS);
                     m.setLongRelease(entry + ATTACHED_MILLIS_OFFSET, System.currentTimeMillis());
                     raiseHighWater(a + 1);
-                    return new SlotTable.Writer(m, a, entry);
+                    return new Writer(m, a, entry);
                 }
                 liveness.release(a); // taken by a dead owner meanwhile: recovered by the next pass
             }
@@ -68,7 +68,7 @@ final class Attachers
     }
 
     /** Gives the entry back; its journal delta stays for the next owner. */
-    void detach(final SlotTable.Writer w)
+    void detach(final Writer w)
     {
         m.setLongVolatile(w.entry + PHASE_OFFSET, 0);
         m.compareAndSetLong(w.entry + TOKEN_OFFSET, Processes.SELF_TOKEN, 0L);

@@ -67,7 +67,7 @@ public final class AuthKeyTable
      * handle, -ENOSPC when every entry is taken, or -EAGAIN when another live process held the auth-key
      * lock past the deadline.
      */
-    public long insert(final SlotTable.Writer w, final ByteBuffer src)
+    public long insert(final Writer w, final ByteBuffer src)
     {
         final long deadline = System.nanoTime() + Waits.CLAIM_WAIT_NANOS;
         while (!locks.tryLockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET))
@@ -88,7 +88,7 @@ public final class AuthKeyTable
         }
     }
 
-    private long insertLocked(final SlotTable.Writer w, final ByteBuffer src)
+    private long insertLocked(final Writer w, final ByteBuffer src)
     {
         final int size = keySize();
         for (int i = 0; i < capacity(); i++)

@@ -78,7 +78,7 @@ final class FreeSlots
      * (The epoch has 32 bits: a writer idle for a multiple of 2^32 freeings would start too high,
      * which could only hand out a higher slot first, never one slot twice.)
      */
-    long claimLowest(final SlotTable.Writer w)
+    long claimLowest(final Writer w)
     {
         final long hint = m.getLongVolatile(FREE_HINT_OFFSET);
         final long shared = Math.min(hint & INDEX_MASK, capacity);
@@ -130,7 +130,7 @@ final class FreeSlots
     }
 
     /** The lowest FREE slot at or above {@code from} in a marked group, claimed; or -1. */
-    private long claimMarked(final SlotTable.Writer owner, final long from)
+    private long claimMarked(final Writer owner, final long from)
     {
         for (long group = nextMarked(from >>> groupShift); group >= 0; group = nextMarked(group + 1))
         {
@@ -157,7 +157,7 @@ final class FreeSlots
      * Claims the first FREE slot of [first, end), or returns -1. map_addr (8 bytes a slot, all ones
      * unless the slot is VALID, reset before every freeing) says which state words to read.
      */
-    private long claimIn(final SlotTable.Writer owner, final long first, final long end)
+    private long claimIn(final Writer owner, final long first, final long end)
     {
         for (long i = first; i < end; i++)
         {
@@ -175,7 +175,7 @@ final class FreeSlots
      * it cleared and sets it again). If one is, the mark is set back and, with an {@code owner}, the
      * slot claimed ({@code owner} null: only the mark is mended). Returns the slot claimed or -1.
      */
-    private long settle(final long group, final long first, final long end, final SlotTable.Writer owner)
+    private long settle(final long group, final long first, final long end, final Writer owner)
     {
         final int word = AvFileDescriptor.freeGroupWordOffset(group);
         final long bit = 1L << group;
@@ -199,7 +199,7 @@ final class FreeSlots
     }
 
     /** Every slot from {@code from} up, one state word at a time: the first FREE one claimed, or -1. */
-    private long scan(final SlotTable.Writer owner, final long from)
+    private long scan(final Writer owner, final long from)
     {
         for (long i = from; i < capacity; i++)
         {
@@ -212,7 +212,7 @@ final class FreeSlots
     }
 
     /** CAS FREE(g) -> CLAIMED(owner, g); the claim word is recorded in the writer, which publishes or undoes from it. */
-    private boolean tryClaim(final SlotTable.Writer owner, final long index)
+    private boolean tryClaim(final Writer owner, final long index)
     {
         final int offset = layout.slot(index) + STATE_OFFSET;
         final long s = m.getLongVolatile(offset);

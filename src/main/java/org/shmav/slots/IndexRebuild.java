@@ -79,7 +79,7 @@ final class IndexRebuild
      * EMPTY bucket asks for a rebuild itself (it also covers a bucket taken by an insert that then gave
      * its slot back to a duplicate).
      */
-    boolean indexCrowded(final SlotTable.Writer w)
+    boolean indexCrowded(final Writer w)
     {
         if (++w.insertsSinceCrowdCheck < crowdCheckEvery)
         {
@@ -108,7 +108,7 @@ final class IndexRebuild
      * this view. A writer sets its phase, then reads the epoch, then the segment count: a growth that
      * published reset the epoch after, so the writer sees the new count.
      */
-    int enterPhase(final SlotTable.Writer w)
+    int enterPhase(final Writer w)
     {
         long deadline = Waits.NO_DEADLINE;
         while (true)
@@ -137,7 +137,7 @@ final class IndexRebuild
         }
     }
 
-    void exitPhase(final SlotTable.Writer w)
+    void exitPhase(final Writer w)
     {
         m.setLongRelease(w.entry + PHASE_OFFSET, 0);
     }
@@ -147,7 +147,7 @@ final class IndexRebuild
      * out of range has none; a mark of {@code w}'s own, met outside its rebuild, was left by a rebuild
      * an Error cut short before it could mark it abandoned).
      */
-    private boolean rebuilderAlive(final long epoch, final SlotTable.Writer w)
+    private boolean rebuilderAlive(final long epoch, final Writer w)
     {
         final long rebuilder = (epoch & 0xFFFF_FFFFL) - 1;
         return rebuilder >= 0 && rebuilder < layout.attachersCapacity() && rebuilder != w.index &&
@@ -155,7 +155,7 @@ final class IndexRebuild
     }
 
     /** Waits for the rebuild marked in {@code epoch} to end; takes it over if its rebuilder died. */
-    private boolean awaitRebuild(final SlotTable.Writer w, final long epoch, final long deadline)
+    private boolean awaitRebuild(final Writer w, final long epoch, final long deadline)
     {
         while (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) == epoch)
         {
@@ -182,7 +182,7 @@ final class IndexRebuild
     }
 
     /** See {@link SlotTable#finishAbandonedRebuild}. */
-    boolean finishAbandonedRebuild(final SlotTable.Writer w)
+    boolean finishAbandonedRebuild(final Writer w)
     {
         final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
         if ((epoch & 0xFFFF_FFFFL) == 0 || rebuilderAlive(epoch, w) || stale())
@@ -198,7 +198,7 @@ final class IndexRebuild
      * their phase) less than a back-off ago: inserts go on meanwhile, as a crowded index still has
      * EMPTY buckets. The back-off doubles with each failure, up to {@link #MAX_BACKOFF_NANOS}.
      */
-    void rebuildCrowded(final SlotTable.Writer w)
+    void rebuildCrowded(final Writer w)
     {
         if (backoff != 0 && System.nanoTime() - nextAttempt < 0)
         {
@@ -214,7 +214,7 @@ final class IndexRebuild
     }
 
     /** See {@link SlotTable#rebuildIndex}. */
-    boolean rebuildIndex(final SlotTable.Writer w)
+    boolean rebuildIndex(final Writer w)
     {
         return quiesce(w, rebuildBuckets);
     }
@@ -225,7 +225,7 @@ final class IndexRebuild
      * False when another rebuild ran instead (waited for), live writers stayed inside their phase, or
      * this view is stale; {@code work} did not run then.
      */
-    boolean quiesce(final SlotTable.Writer w, final Runnable work)
+    boolean quiesce(final Writer w, final Runnable work)
     {
         final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
         if ((epoch & 0xFFFF_FFFFL) != 0)
@@ -242,7 +242,7 @@ final class IndexRebuild
     }
 
     /** A rebuild taken over from a dead or failed rebuilder: the whole index, afresh. */
-    private boolean rebuildAs(final SlotTable.Writer w, final long mine)
+    private boolean rebuildAs(final Writer w, final long mine)
     {
         return runAs(w, mine, rebuildBuckets);
     }
@@ -253,7 +253,7 @@ final class IndexRebuild
      * stale (a taken-over rebuild may have left the hash in use half-built), marks the rebuild
      * {@link #ABANDONED}, so that the next writer with a current view takes it over.
      */
-    private boolean runAs(final SlotTable.Writer w, final long mine, final Runnable work)
+    private boolean runAs(final Writer w, final long mine, final Runnable work)
     {
         final long idle = mine & 0xFFFF_FFFF_0000_0000L;
         try
@@ -280,7 +280,7 @@ final class IndexRebuild
     }
 
     /** True once no other writer is inside its phase; false when a live one stayed past {@link #PHASE_WAIT_NANOS}. */
-    private boolean awaitPhasesZero(final SlotTable.Writer w)
+    private boolean awaitPhasesZero(final Writer w)
     {
         final long deadline = System.nanoTime() + PHASE_WAIT_NANOS;
         final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),

@@ -108,7 +108,7 @@ final class Recovery
      * the stack itself, and, if it still has not succeeded ({@code w.needsRepair} stays set), at the
      * start of the writer's next operation, inside its phase ({@link SlotTable#begin}).
      */
-    void giveBack(final SlotTable.Writer w)
+    void giveBack(final Writer w)
     {
         w.needsRepair = true;
         w.released();

@@ -35,7 +35,7 @@ public final class Region
     private final Liveness liveness;
     private final SlotTable table;
     private final AuthKeyTable authKeys;
-    private final SlotTable.Writer writer;
+    private final Writer writer;
     private final AvFileChannel file;
     private final boolean reader;
     private final boolean readOnly;
@@ -176,7 +176,7 @@ public final class Region
     }
 
     /** The grown copy of a private region: the same liveness, and the writer's entry, already locked. */
-    private Region(final Memory memory, final AvLayout layout, final Liveness liveness, final SlotTable.Writer writer)
+    private Region(final Memory memory, final AvLayout layout, final Liveness liveness, final Writer writer)
     {
         this.memory = memory;
         this.layout = layout;
@@ -219,7 +219,7 @@ public final class Region
     }
 
     /** This process's attacher entry, or null for a read-only region (or no free entry). */
-    public SlotTable.Writer writer()
+    public Writer writer()
     {
         return writer;
     }

@@ -54,7 +54,7 @@ final class SegmentGrowth
         {
             throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
         }
-        final SlotTable.Writer w = view.writer();
+        final Writer w = view.writer();
         w.releaseLeftGrowthLock();
         lock(file, call, name);
         w.growthLock = file; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
@@ -124,7 +124,7 @@ final class SegmentGrowth
     }
 
     /** Step 5, retried while other writers keep the quiet moment from coming, up to {@link #QUIESCE_WAIT_NANOS}. */
-    private static void publish(final Region view, final Region next, final SlotTable.Writer w, final String call,
+    private static void publish(final Region view, final Region next, final Writer w, final String call,
         final String name)
     {
         final Memory m = next.memory();

@@ -32,7 +32,7 @@ import org.shmav.shm.SlotDescriptor;
  * compare them; one slot per key across processes (the index's first-EMPTY rule); FI_AV_TABLE gets
  * the lowest FREE slot; the journal names the publish before its CAS, so the count stays exact
  * whatever instruction the writer dies at. Runs inside the writer phase ({@link IndexRebuild}).
- * Thread-safe for distinct writers; one {@link SlotTable.Writer} is used by one thread at a time.
+ * Thread-safe for distinct writers; one {@link Writer} is used by one thread at a time.
  */
 final class SlotInserter
 {
@@ -81,7 +81,7 @@ final class SlotInserter
      * -EAGAIN when another live writer kept the same address half-published too long, -EOVERFLOW
      * when the entry already holds {@link SlotDescriptor#MAX_REFS} references.
      */
-    long insert(final SlotTable.Writer w, final ByteBuffer src, final int off, final int len,
+    long insert(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
         return inPhase(w, -1, src, off, len, authKey, userId, mapBase);
@@ -91,7 +91,7 @@ final class SlotInserter
      * Inserts an address at slot {@code index}. Returns the slot, or -EADDRINUSE when it holds another
      * address, -EALREADY when the address is at another slot, -EAGAIN or -EOVERFLOW as {@link #insert}.
      */
-    long insertAt(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
+    long insertAt(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
         return inPhase(w, index, src, off, len, authKey, userId, mapBase);
@@ -102,7 +102,7 @@ final class SlotInserter
      * rebuilding the index first when it is crowded and again when it is full. An Error or exception
      * anywhere inside gives back what the writer holds before it propagates.
      */
-    private long inPhase(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off,
+    private long inPhase(final Writer w, final long index, final ByteBuffer src, final int off,
         final int len, final long authKey, final long userId, final long mapBase)
     {
         final long hash = DedupIndex.hash(src, off, len, authKey);
@@ -152,7 +152,7 @@ final class SlotInserter
         }
     }
 
-    private long insertInPhase(final SlotTable.Writer w, final ByteBuffer src, final int off, final int len,
+    private long insertInPhase(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
         long deadline = Waits.NO_DEADLINE;
@@ -203,7 +203,7 @@ final class SlotInserter
      * perhaps a dead writer's being finished by a recoverer, is about to free it). Only on the
      * full-table path.
      */
-    private boolean claimsInFlight(final SlotTable.Writer w)
+    private boolean claimsInFlight(final Writer w)
     {
         for (long i = 0; i < capacity; i++)
         {
@@ -216,7 +216,7 @@ final class SlotInserter
         return false;
     }
 
-    private long insertAtInPhase(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
+    private long insertAtInPhase(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
         final int slot = layout.slot(index);
@@ -280,7 +280,7 @@ final class SlotInserter
      * Returns NO_MATCH when absent, or a negative errno. With {@code ownSlot >= 0} the key is installed
      * for that slot at the first EMPTY bucket, and NO_MATCH means "installed".
      */
-    private long findOrReference(final SlotTable.Writer w, final ByteBuffer src, final int off, final int len,
+    private long findOrReference(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long hash, final long ownSlot, final long userId)
     {
         final int tag = (int)(hash >>> 32);
@@ -320,7 +320,7 @@ final class SlotInserter
     }
 
     /** One bucket entry of the same tag: a match (slot, reference taken), NO_MATCH, RETRY or -errno. */
-    private long examine(final SlotTable.Writer w, final long b, final int bucketOffset, final ByteBuffer src, final int off,
+    private long examine(final Writer w, final long b, final int bucketOffset, final ByteBuffer src, final int off,
         final int len, final long authKey, final long userId, final long deadline)
     {
         final long other = (b & 0xFFFF_FFFFL) - 1;
@@ -387,7 +387,7 @@ final class SlotInserter
      * A slot is CLAIMED or REMOVING by another writer: wait briefly for it, or recover it if its owner
      * is dead. False when the deadline passed.
      */
-    private boolean waitForOwner(final SlotTable.Writer w, final long s, final long deadline)
+    private boolean waitForOwner(final Writer w, final long s, final long deadline)
     {
         if (Waits.passed(deadline))
         {
@@ -402,7 +402,7 @@ final class SlotInserter
         return true;
     }
 
-    private long fillIndexPublish(final SlotTable.Writer w, final long index, final ByteBuffer src, final int off, final int len,
+    private long fillIndexPublish(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long hash, final long mapBase)
     {
         final int slot = layout.slot(index);
@@ -425,7 +425,7 @@ final class SlotInserter
      * OP_PUBLISH, then the CAS from the claim word. The slot, or -EAGAIN when the claim was taken over.
      * Package-private for jcstress, which races it against a takeover.
      */
-    long publish(final SlotTable.Writer w, final long index, final long mapBase)
+    long publish(final Writer w, final long index, final long mapBase)
     {
         final int slot = layout.slot(index);
         m.setLongRelease(layout.map(index), mapBase + index);
@@ -446,7 +446,7 @@ final class SlotInserter
     }
 
     /** Undoes this writer's claim (a duplicate, a full index, EALREADY), from the word its CAS wrote. */
-    private void giveBackClaim(final SlotTable.Writer w)
+    private void giveBackClaim(final Writer w)
     {
         remover.undoClaim(w.claimedSlot, w.claimWord);
         w.released();

@@ -47,7 +47,7 @@ final class SlotRemover
      * moves the slot to REMOVING(w) by CAS from the VALID word read, and the removal is finished from
      * exactly the REMOVING word that CAS wrote.
      */
-    int release(final SlotTable.Writer w, final long index)
+    int release(final Writer w, final long index)
     {
         final int slot = layout.slot(index);
         while (true)
@@ -86,7 +86,7 @@ final class SlotRemover
      * be removed and reused meanwhile (the store would then change the next entry's user id); the pin is
      * dropped like any reference, finishing the removal if the others went meanwhile.
      */
-    int setUserId(final SlotTable.Writer w, final long index, final long userId)
+    int setUserId(final Writer w, final long index, final long userId)
     {
         final int slot = layout.slot(index);
         while (true)

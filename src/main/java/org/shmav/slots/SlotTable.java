@@ -6,8 +6,6 @@ import java.nio.ByteBuffer;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
-import org.shmav.shm.AttacherDescriptor;
-import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Liveness;
@@ -415,76 +413,5 @@ public final class SlotTable
     public static long hash(final ByteBuffer src, final int off, final int len, final long authKey)
     {
         return DedupIndex.hash(src, off, len, authKey);
-    }
-
-    /** This process's attacher entry in one region: the owner of its claims and its journal. */
-    public static final class Writer
-    {
-        private final Memory m;
-        final int index;
-        final int entry;
-        /**
-         * Where this writer's next claim may start, valid while {@code freeHint}'s epoch is still
-         * {@code hintEpoch}: see {@link FreeSlots#claimLowest}. -1: none yet.
-         */
-        long hintEpoch = -1;
-        long nextFree;
-        /** The slot this writer holds CLAIMED, -1 for none, and the exact word its claim CAS wrote. */
-        long claimedSlot = -1;
-        long claimWord;
-        /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
-        int insertsSinceCrowdCheck = IndexRebuild.CROWD_CHECK_EVERY;
-        /**
-         * Inside an operation, or an operation was cut short by an Error and what it held is not given
-         * back yet: see {@link SlotTable#begin}.
-         */
-        boolean needsRepair;
-        /** The file whose growth lock this writer holds (SegmentGrowth), or null. */
-        AvFileChannel growthLock;
-
-        Writer(final Memory m, final int index, final int entry)
-        {
-            this.m = m;
-            this.index = index;
-            this.entry = entry;
-        }
-
-        public int index()
-        {
-            return index;
-        }
-
-        long delta()
-        {
-            return AttacherDescriptor.delta(m.getLong(entry + JOURNAL_OFFSET));
-        }
-
-        void journal(final long value)
-        {
-            m.setLongRelease(entry + JOURNAL_OFFSET, value);
-        }
-
-        /** Gives back a growth lock that an Error kept this writer's growth from unlocking. */
-        void releaseLeftGrowthLock()
-        {
-            if (growthLock != null)
-            {
-                growthLock.unlock(AvFileDescriptor.GROWTH_LOCK_OFFSET);
-                growthLock = null;
-            }
-        }
-
-        /** Records the claim of slot {@code slot} by the CAS that wrote {@code word}. */
-        void claimed(final long slot, final long word)
-        {
-            claimedSlot = slot;
-            claimWord = word;
-        }
-
-        /** The claim was published or given back. */
-        void released()
-        {
-            claimedSlot = -1;
-        }
     }
 }

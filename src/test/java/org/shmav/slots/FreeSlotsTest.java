@@ -37,7 +37,7 @@ class FreeSlotsTest
         return insert(r, r.writer(), i);
     }
 
-    private static long insert(final Region r, final SlotTable.Writer w, final int i)
+    private static long insert(final Region r, final Writer w, final int i)
     {
         final ByteBuffer a = address(i);
         return r.table().insert(w, a, a.position(), a.remaining(), -1L, Long.MIN_VALUE, 0);
@@ -181,8 +181,8 @@ class FreeSlotsTest
     void shouldDropAWritersOwnStartWhenASlotBelowItIsFreed()
     {
         final Region r = region(CAPACITY);
-        final SlotTable.Writer w1 = r.writer();
-        final SlotTable.Writer w2 = r.table().attach();
+        final Writer w1 = r.writer();
+        final Writer w2 = r.table().attach();
         for (int i = 0; i < 100; i++)
         {
             assertEquals(i, insert(r, w1, i)); // w1's own start runs ahead of the shared hint

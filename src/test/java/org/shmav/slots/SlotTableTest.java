@@ -68,7 +68,7 @@ class SlotTableTest
     void shouldGiveBackAtTheNextOperationWhatAnOperationCutShortLeftBehind()
     {
         final Region r = region();
-        final SlotTable.Writer w = r.writer();
+        final Writer w = r.writer();
         assertEquals(0, insert(r, address(0)));
         // An insert cut short by an Error inside its phase, after its claim of slot 1, with no give-back run
         // (a StackOverflowError in the call to it): its claim, its phase and its operation mark are left.
