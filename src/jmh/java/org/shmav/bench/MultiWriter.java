@@ -245,7 +245,11 @@ public final class MultiWriter
         }
     }
 
-    /** Compiles the insert path before the timed part: inserts into a private AV of its own. */
+    /**
+     * Compiles the insert path before the timed part: inserts into a named AV of its own, so that the
+     * timed inserts run the code the JIT compiled for a named AV. (A private AV warmed the shared code
+     * but not the named AV's types, and the timed part then recompiled: the same run varied 4x.)
+     */
     static void warmUp(final Domain domain, final int writer)
     {
         final int n = 100_000;
@@ -253,14 +257,14 @@ public final class MultiWriter
         final long[] one = new long[1];
         for (int round = 0; round < 3; round++)
         {
-            try (AddressVector av = BenchAvs.open(domain, BenchAvs.PRIVATE, null, n))
+            final String name = BenchAvs.uniqueName("warmup");
+            final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, n);
+            for (int i = 0; i < n; i++)
             {
-                for (int i = 0; i < n; i++)
-                {
-                    addrs.position(i * BenchAddresses.ADDRLEN);
-                    av.insert(addrs, 1, one, 0, null);
-                }
+                addrs.position(i * BenchAddresses.ADDRLEN);
+                av.insert(addrs, 1, one, 0, null);
             }
+            BenchAvs.closeAndUnlink(domain, av, BenchAvs.SHARED, name);
         }
     }
 }

@@ -79,7 +79,7 @@ final class Report
 
         md.append("\n## Targets\n\n");
         md.append("Each comparison is measured in ").append(rounds.rounds())
-            .append(" alternating rounds (shmav, peer, shmav, peer, ...; see Rounds). The ratio column shows the\n")
+            .append(" alternating rounds (shmav then peer, peer then shmav, ...; see Rounds). The ratio column shows the\n")
             .append("median round ratio and its spread (lowest and highest round ratio); a target passes only when the\n")
             .append("**lowest** round ratio reaches what is needed.\n\n");
         rounds.targetsTable(md);
@@ -164,8 +164,9 @@ final class Report
 
         md.append("\n## Method\n\n");
         md.append("* Addresses: `struct sockaddr_in`, address i = 10.1.x.y:(1024 + i % 50000), the same bytes on every side.\n")
-            .append("* Rounds: every compared figure is measured once per round, shmav and its peers alternating (see\n")
-            .append("  Rounds); a figure in the tables is the median of its rounds, a ratio the median of the round ratios.\n")
+            .append("* Rounds: every compared figure is measured once per round, shmav and its peers alternating, and\n")
+            .append("  even rounds in reverse order, so no side always runs first (see Rounds); a figure in the tables is\n")
+            .append("  the median of its rounds, a ratio the median of the round ratios.\n")
             .append("* JMH (shmav): in each round, one short JMH run (one fork) per group of benchmarks; its figure is the\n")
             .append("  median of its measurement iterations. Lookups and remove+reinsert are average-time iterations of\n")
             .append("  ").append(quick ? "0.5" : "1").append(" s; inserts are single-shot iterations that each fill a fresh AV of 1,000,000\n")

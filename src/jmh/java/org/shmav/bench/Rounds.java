@@ -1,13 +1,15 @@
 package org.shmav.bench;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Runs measurements in alternating rounds (A B A B A B): round 1 runs every step once, in order, then
- * round 2, and so on. shmav and the peer it is compared with are then measured seconds apart, under
+ * Runs measurements in alternating rounds (A B, B A, A B): round 1 runs every step once, in order, then
+ * round 2, in reverse order, and so on, so that neither side of a comparison always runs first (the P=1
+ * control of the writer scaling, two identical configurations, measured 0.57x when one always ran first). shmav and the peer it is compared with are then measured seconds apart, under
  * the same host load, and a ratio is taken round by round (round k of shmav with round k of the peer),
  * so a load that moves during the run moves both sides of a round ratio and shows in the spread.
  * Records each step's figures per round and the 1-minute load average before and after each step.
@@ -46,13 +48,18 @@ final class Rounds
         this.title = title;
     }
 
-    /** Runs {@code count} rounds of {@code steps} (name to step), in insertion order within a round. */
+    /** Runs {@code count} rounds of {@code steps} (name to step): odd rounds in insertion order, even ones reversed. */
     Rounds run(final int count, final Map<String, Step> steps) throws Exception
     {
         stepNames.addAll(steps.keySet());
         for (int r = 1; r <= count; r++)
         {
-            for (final Map.Entry<String, Step> s : steps.entrySet())
+            final List<Map.Entry<String, Step>> order = new ArrayList<>(steps.entrySet());
+            if (r % 2 == 0)
+            {
+                Collections.reverse(order);
+            }
+            for (final Map.Entry<String, Step> s : order)
             {
                 System.out.printf("## %s: round %d of %d, %s%n", title, r, count, s.getKey());
                 final double before = Machine.load1();
