@@ -227,30 +227,7 @@ public final class SlotTable
      */
     public int remove(final Writer w, final long index)
     {
-        final int ready = begin(w);
-        if (ready != 0)
-        {
-            return ready;
-        }
-        final int entered = rebuild.enterPhase(w);
-        if (entered != IndexRebuild.ENTERED)
-        {
-            w.needsRepair = false;
-            return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
-        }
-        final int result;
-        try
-        {
-            result = remover.release(w, index);
-        }
-        catch (final Throwable t)
-        {
-            recovery.giveBack(w); // which ends the phase
-            throw t;
-        }
-        rebuild.exitPhase(w);
-        w.needsRepair = false;
-        return result;
+        return inRemoverPhase(w, index, false, 0);
     }
 
     /**
@@ -258,6 +235,12 @@ public final class SlotTable
      * reference, -EAGAIN as {@link #remove}. Inside the writer's phase, like a removal (it may finish one).
      */
     public int setUserId(final Writer w, final long index, final long userId)
+    {
+        return inRemoverPhase(w, index, true, userId);
+    }
+
+    /** A removal, or ({@code setUserId}) a user id update, as one operation inside the writer's phase. */
+    private int inRemoverPhase(final Writer w, final long index, final boolean setUserId, final long userId)
     {
         final int ready = begin(w);
         if (ready != 0)
@@ -273,7 +256,7 @@ public final class SlotTable
         final int result;
         try
         {
-            result = remover.setUserId(w, index, userId);
+            result = setUserId ? remover.setUserId(w, index, userId) : remover.release(w, index);
         }
         catch (final Throwable t)
         {
