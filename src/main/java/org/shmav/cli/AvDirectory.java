@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.shmav.AddrFormat;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.slots.Region;
@@ -71,6 +72,20 @@ final class AvDirectory
     Region openReadOnly(final String name)
     {
         return openReadOnly(existingFileOf(name));
+    }
+
+    /** The address format of the AV in {@code file}, read through a tool's region that is detached again. */
+    static AddrFormat addrFormatOf(final Path file)
+    {
+        final Region region = openReadOnly(file);
+        try
+        {
+            return region.layout().addrFormat();
+        }
+        finally
+        {
+            region.detach();
+        }
     }
 
     /** Maps the AV file {@code file} read-only; NOT_AN_AV, NOT_FOUND or PERMISSION when it cannot be read as one. */

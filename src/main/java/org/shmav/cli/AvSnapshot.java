@@ -53,8 +53,23 @@ record AvSnapshot(
     {
     }
 
-    /** Reads {@code region} (mapped from {@code file}) now. */
+    /**
+     * Reads {@code region} (mapped from {@code file}) now, then detaches it: a tool's region holds one
+     * use of the JVM's open file, which a long-lived JVM running commands would otherwise keep forever.
+     */
     static AvSnapshot read(final String name, final Path file, final Region region)
+    {
+        try
+        {
+            return snapshot(name, file, region);
+        }
+        finally
+        {
+            region.detach();
+        }
+    }
+
+    private static AvSnapshot snapshot(final String name, final Path file, final Region region)
     {
         final Memory m = region.memory();
         final AvLayout layout = region.layout();

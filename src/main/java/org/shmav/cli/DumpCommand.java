@@ -2,6 +2,8 @@ package org.shmav.cli;
 
 import java.util.concurrent.Callable;
 
+import org.shmav.slots.Region;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -22,7 +24,15 @@ final class DumpCommand extends AvCommand implements Callable<Integer>
     {
         final AvDirectory dir = directory();
         out().printf("# AV '%s' (%s)%n", name, dir.existingFileOf(name));
-        out().print(AvHexDump.of(dir.openReadOnly(name), Math.max(0, limit)));
+        final Region region = dir.openReadOnly(name);
+        try
+        {
+            out().print(AvHexDump.of(region, Math.max(0, limit)));
+        }
+        finally
+        {
+            region.detach();
+        }
         return ExitCode.OK.code;
     }
 }

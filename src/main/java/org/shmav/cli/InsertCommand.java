@@ -66,7 +66,7 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
     public Integer call()
     {
         final AvDirectory dir = directory();
-        final AddrFormat format = AvDirectory.openReadOnly(dir.existingFileOf(name)).layout().addrFormat();
+        final AddrFormat format = AvDirectory.addrFormatOf(dir.existingFileOf(name));
         final List<Line> lines = parse(read(), new AddressParser(format));
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format).shmDirectory(dir.path()).build());
              AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))

@@ -55,6 +55,19 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         final Path file = dir.existingFileOf(name);
         final Object fileKey = fileKey(file);
         Region region = dir.openReadOnly(name);
+        try
+        {
+            return watch(file, fileKey, region);
+        }
+        finally
+        {
+            region.detach(); // once: the views that follow() makes share the first one's file use
+        }
+    }
+
+    private int watch(final Path file, final Object fileKey, final Region first) throws InterruptedException
+    {
+        Region region = first;
         long changes = region.table().changes();
         diff(region, false);
         out().printf("watching AV '%s': %d entries, change counter %d%s%n", name, seen.size(), changes,
