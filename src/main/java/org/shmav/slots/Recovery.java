@@ -110,8 +110,7 @@ final class Recovery
      */
     void giveBack(final Writer w)
     {
-        w.needsRepair = true;
-        w.released();
+        w.released(); // w.needsRepair is already set: every caller runs inside a marked operation
         for (int attempt = 0; attempt < 3; attempt++)
         {
             try
