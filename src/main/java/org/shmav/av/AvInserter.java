@@ -38,6 +38,11 @@ final class AvInserter
     /** Where {@link org.shmav.slots.SlotTable#touchBuckets} results go, so that its reads are kept; never read. */
     @SuppressWarnings("unused")
     private long touched;
+    /**
+     * The hashes of the batch's current prefetch window, computed once by {@code touchBuckets} and used
+     * again by the inserts (touched under the write lock only).
+     */
+    private final long[] windowHashes = new long[PREFETCH_WINDOW];
 
     AvInserter(final AddressVectorImpl av, final AddrFormat format, final GrowableRegion regions, final FiAddrCodec codec,
         final AvAuthKeys authKeys, final HandleLock writeLock)
@@ -98,11 +103,11 @@ final class AvInserter
             if (prefetch && (i & (PREFETCH_WINDOW - 1)) == 0)
             {
                 touched = regions.current().table().touchBuckets(addrs, base + i * addrlen, addrlen,
-                    Math.min(PREFETCH_WINDOW, count - i));
+                    Math.min(PREFETCH_WINDOW, count - i), windowHashes);
             }
             final int off = offsets == null ? base + i * addrlen : offsets[i];
             final int len = offsets == null ? addrlen : offsets[i + 1] - off;
-            final long result = insertOne("fi_av_insert", addrs, off, len, fiAddr, i, flags);
+            final long result = insertOne("fi_av_insert", addrs, off, len, fiAddr, i, flags, prefetch);
             if (result >= 0)
             {
                 inserted++;
@@ -191,9 +196,13 @@ final class AvInserter
         return insert(packed.flip(), addrs.length, fiAddr, flags, ctx);
     }
 
-    /** Validates one address and inserts it: the slot index, or a negative errno (a per-address failure). */
+    /**
+     * Validates address {@code i} and inserts it: the slot index, or a negative errno (a per-address
+     * failure). {@code prefetched}: its hash is in {@link #windowHashes} (no FI_AUTH_KEY, so its auth key
+     * is -1, as {@code touchBuckets} hashed it).
+     */
     private long insertOne(final String call, final ByteBuffer src, final int off, final int len, final long[] fiAddr,
-        final int i, final long flags)
+        final int i, final long flags, final boolean prefetched)
     {
         final int invalidAddress = Addresses.validate(format, src, off, len);
         if (invalidAddress != 0)
@@ -210,10 +219,11 @@ final class AvInserter
                 return -FiErrno.EINVAL;
             }
         }
+        final long hash = prefetched ? windowHashes[i & (PREFETCH_WINDOW - 1)] : SlotTable.hash(src, off, len, authKey);
         while (true)
         {
             final Region r = regions.current();
-            final long result = r.table().insert(r.writer(), src, off, len, authKey, userId, codec.mapArrayBase(r));
+            final long result = r.table().insert(r.writer(), src, off, len, authKey, userId, codec.mapArrayBase(r), hash);
             if (result == SlotTable.STALE_VIEW)
             {
                 regions.follow(call); // another process grew the AV: insert into the view that has it all

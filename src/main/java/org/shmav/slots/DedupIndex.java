@@ -119,13 +119,21 @@ final class DedupIndex
         return -1;
     }
 
-    /** See {@link SlotTable#touchBuckets}. */
-    long touchBuckets(final ByteBuffer src, final int off, final int len, final int n)
+    /**
+     * See {@link SlotTable#touchBuckets}. Every hash first, then every load: a load interleaved with the
+     * hashing would stay the only miss in flight, since the hashing of the next addresses fills the
+     * processor's window before the miss returns; back to back, the window holds all {@code n} loads.
+     */
+    long touchBuckets(final ByteBuffer src, final int off, final int len, final int n, final long[] hashes)
     {
+        for (int i = 0; i < n; i++)
+        {
+            hashes[i] = hash(src, off + i * len, len, -1L);
+        }
         long sink = 0;
         for (int i = 0; i < n; i++)
         {
-            sink ^= m.getLong(layout.bucket(hash(src, off + i * len, len, -1L) & bucketMask));
+            sink ^= m.getLong(layout.bucket(hashes[i] & bucketMask));
         }
         return sink;
     }

@@ -82,9 +82,9 @@ final class SlotInserter
      * when the entry already holds {@link SlotDescriptor#MAX_REFS} references.
      */
     long insert(final Writer w, final ByteBuffer src, final int off, final int len,
-        final long authKey, final long userId, final long mapBase)
+        final long authKey, final long userId, final long mapBase, final long hash)
     {
-        return inPhase(w, -1, src, off, len, authKey, userId, mapBase);
+        return inPhase(w, -1, src, off, len, authKey, userId, mapBase, hash);
     }
 
     /**
@@ -94,7 +94,7 @@ final class SlotInserter
     long insertAt(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
-        return inPhase(w, index, src, off, len, authKey, userId, mapBase);
+        return inPhase(w, index, src, off, len, authKey, userId, mapBase, DedupIndex.hash(src, off, len, authKey));
     }
 
     /**
@@ -103,9 +103,8 @@ final class SlotInserter
      * anywhere inside gives back what the writer holds before it propagates.
      */
     private long inPhase(final Writer w, final long index, final ByteBuffer src, final int off,
-        final int len, final long authKey, final long userId, final long mapBase)
+        final int len, final long authKey, final long userId, final long mapBase, final long hash)
     {
-        final long hash = DedupIndex.hash(src, off, len, authKey);
         boolean rebuilt = true;
         for (int attempt = 0; ; attempt++)
         {

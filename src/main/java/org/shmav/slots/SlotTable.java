@@ -157,11 +157,13 @@ public final class SlotTable
     /**
      * Reads the first hash bucket of {@code n} addresses of {@code len} bytes packed from {@code off},
      * one after another, so that a batch insert's cache misses on the hash overlap instead of each
-     * stalling its own insert. Returns the buckets xor'ed together only so that the reads are kept.
+     * stalling its own insert. Their hashes ({@link #hash} with auth key -1) are left in
+     * {@code hashes[0..n)} for the inserts. Returns the buckets xor'ed together only so that the reads
+     * are kept.
      */
-    public long touchBuckets(final ByteBuffer src, final int off, final int len, final int n)
+    public long touchBuckets(final ByteBuffer src, final int off, final int len, final int n, final long[] hashes)
     {
-        return index.touchBuckets(src, off, len, n);
+        return index.touchBuckets(src, off, len, n, hashes);
     }
 
     /** Entries valid now: the sum of every attacher entry's journal delta. */
@@ -192,12 +194,23 @@ public final class SlotTable
     public long insert(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
+        return insert(w, src, off, len, authKey, userId, mapBase, DedupIndex.hash(src, off, len, authKey));
+    }
+
+    /**
+     * {@link #insert} of an address whose {@link #hash} with {@code authKey} the caller computed already
+     * (a batch hashes ahead, see {@link #touchBuckets}). A wrong hash would index the entry where no
+     * probe finds it: pass exactly the hash of these bytes and this key.
+     */
+    public long insert(final Writer w, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase, final long hash)
+    {
         final int ready = begin(w);
         if (ready != 0)
         {
             return ready;
         }
-        final long result = inserter.insert(w, src, off, len, authKey, userId, mapBase);
+        final long result = inserter.insert(w, src, off, len, authKey, userId, mapBase, hash);
         w.needsRepair = false;
         return result;
     }
