@@ -24,6 +24,7 @@ public final class AvAttr
     private final boolean groupAccess;
     private final boolean createOnly;
     private final long maxCount;
+    private final boolean lowestIndex;
 
     private AvAttr(final Builder b)
     {
@@ -37,6 +38,7 @@ public final class AvAttr
         this.groupAccess = b.groupAccess;
         this.createOnly = b.createOnly;
         this.maxCount = b.maxCount;
+        this.lowestIndex = b.lowestIndex;
     }
 
     /**
@@ -57,7 +59,8 @@ public final class AvAttr
     public Builder toBuilder()
     {
         return new Builder().type(type).rxCtxBits(rxCtxBits).count(count).epPerNode(epPerNode).name(name)
-            .mapAddr(mapAddr).flags(flags).groupAccess(groupAccess).createOnly(createOnly).maxCount(maxCount);
+            .mapAddr(mapAddr).flags(flags).groupAccess(groupAccess).createOnly(createOnly).maxCount(maxCount)
+            .lowestIndex(lowestIndex);
     }
 
     /**
@@ -169,13 +172,32 @@ public final class AvAttr
         return maxCount;
     }
 
+    /**
+     * Whether an insert through this handle takes the lowest unused index, as fi_av(3) has it for
+     * FI_AV_TABLE (true, the default). False (beyond libfabric) lets this handle's inserts of new
+     * addresses take a higher unused index, chosen so that writers in several processes rarely claim
+     * neighbouring slots: several processes then insert into one named AV about as fast as each into
+     * an AV of its own, where with the rule they all claim at one frontier and wait on each other's
+     * cache lines. Everything else holds either way: one entry per address across processes, fi_addr
+     * values that never change, an exact count, crash safety; the AV still grows only when it is full.
+     * Only the index order is given up, for this handle's inserts; other handles keep it for theirs.
+     * Named AVs only: a private AV has one writer, and keeps the rule.
+     *
+     * @return true when inserts take the lowest unused index
+     */
+    public boolean lowestIndex()
+    {
+        return lowestIndex;
+    }
+
     @Override
     public String toString()
     {
         return "AvAttr{type=" + (type == null ? "null" : type.fiName()) + ", rxCtxBits=" + rxCtxBits +
             ", count=" + count + ", epPerNode=" + epPerNode + ", name=" + (name == null ? "null" : "'" + name + "'") +
             ", mapAddr=0x" + Long.toHexString(mapAddr) + ", flags=0x" + Long.toHexString(flags) +
-            ", groupAccess=" + groupAccess + ", createOnly=" + createOnly + ", maxCount=" + maxCount + '}';
+            ", groupAccess=" + groupAccess + ", createOnly=" + createOnly + ", maxCount=" + maxCount +
+            ", lowestIndex=" + lowestIndex + '}';
     }
 
     /** Builder for {@link AvAttr}; defaults: UNSPEC, count 0, private, no flags. */
@@ -191,6 +213,7 @@ public final class AvAttr
         private boolean groupAccess;
         private boolean createOnly;
         private long maxCount;
+        private boolean lowestIndex = true;
 
         private Builder()
         {
@@ -321,6 +344,19 @@ public final class AvAttr
         public Builder maxCount(final long maxCount)
         {
             this.maxCount = maxCount;
+            return this;
+        }
+
+        /**
+         * Whether this handle's inserts take the lowest unused index (see {@link AvAttr#lowestIndex()}).
+         * Default true; false for faster concurrent inserts from several processes into one named AV.
+         *
+         * @param lowestIndex false to let inserts take a higher unused index
+         * @return this builder
+         */
+        public Builder lowestIndex(final boolean lowestIndex)
+        {
+            this.lowestIndex = lowestIndex;
             return this;
         }
 

@@ -70,6 +70,10 @@ public final class AddressVectorImpl implements AddressVector
         this.readOnly = (attr.flags() & Fi.READ) != 0;
         this.userIdMode = (attr.flags() & Fi.AV_USER_ID) != 0;
         this.regions = new GrowableRegion(region, privateAv, attr.name());
+        if (!attr.lowestIndex() && !privateAv && region.writer() != null)
+        {
+            region.writer().spreadClaims(true); // one writer entry, whatever the view: the choice carries over
+        }
         this.codec = new FiAddrCodec(type, mapBase, attr.rxCtxBits(), domain.attr().maxGroupId() > 0);
         // A MAP AV reports the base its fi_addr values are built on (AddressVector: attr().mapAddr() + index),
         // a private one included; a private TABLE AV has no base to report.

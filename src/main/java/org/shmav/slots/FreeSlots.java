@@ -2,6 +2,8 @@ package org.shmav.slots;
 
 import static org.shmav.shm.AvFileDescriptor.FREE_HINT_OFFSET;
 import static org.shmav.shm.SlotDescriptor.*;
+import java.util.concurrent.ThreadLocalRandom;
+
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
 import org.shmav.shm.AvFileDescriptor;
@@ -24,6 +26,9 @@ import org.shmav.shm.AvFileDescriptor;
  * of entries, where a scan of every slot state from the hint would (remove-then-reinsert was
  * proportional to the distance between the hint and the freed slot).
  *
+ * <p>A writer may spread its claims instead (AvAttr.lowestIndex false, {@link #claimSpread}): it keeps
+ * a run of its own and never moves the hint, so the rule above holds for the other writers.
+ *
  * <p>A slot freed by a writer that died before marking, and every slot of a layout 1.0 file (whose
  * marks are all zero), is found by the slot-by-slot scan that runs when no marked group has a FREE
  * slot.
@@ -31,6 +36,8 @@ import org.shmav.shm.AvFileDescriptor;
 final class FreeSlots
 {
     private static final long INDEX_MASK = 0xFFFF_FFFFL;
+    /** Random places a spreading writer tries when its run met another (see {@link #claimSpread}). */
+    static final int SPREAD_PROBES = 8;
 
     private final Memory m;
     private final AvLayout layout;
@@ -80,6 +87,25 @@ final class FreeSlots
      */
     long claimLowest(final Writer w)
     {
+        if (w.spreadClaims)
+        {
+            final long slot = claimSpread(w);
+            if (slot >= 0)
+            {
+                return slot;
+            }
+        }
+        final long slot = claimLowestFree(w);
+        if (slot >= 0 && w.spreadClaims)
+        {
+            w.spreadNext = slot + 1; // a spreading writer's run goes on from the gap it found
+        }
+        return slot;
+    }
+
+    /** The lowest FREE slot, claimed (see {@link #claimLowest}); -1 when none is FREE. */
+    private long claimLowestFree(final Writer w)
+    {
         final long hint = m.getLongVolatile(FREE_HINT_OFFSET);
         final long shared = Math.min(hint & INDEX_MASK, capacity);
         final long epoch = hint >>> 32;
@@ -103,6 +129,57 @@ final class FreeSlots
         }
         w.hintEpoch = -1;
         return start > 0 ? scan(w, 0) : -1; // the hint is stale only after a writer died mid-removal
+    }
+
+    /**
+     * The claim of a writer that spreads its claims (AvAttr.lowestIndex false): the slot where its own
+     * run of claims goes on, if FREE. Two writers claiming at one frontier read each other's freshly
+     * claimed slot on every claim, so a writer whose run meets a slot taken by another moves its run to
+     * a random FREE slot whose predecessor is FREE too (inside a gap, not at another run's frontier),
+     * trying {@link #SPREAD_PROBES} places. -1 when the run cannot go on and no place was found: the
+     * caller claims the lowest FREE slot (which also finds the gaps that runs left), and this writer
+     * stops looking for places until the AV grows. The shared hint is not moved: slots below a spread
+     * claim may still be FREE.
+     */
+    private long claimSpread(final Writer w)
+    {
+        final long from = w.spreadNext > 0 ? w.spreadNext : m.getLongVolatile(FREE_HINT_OFFSET) & INDEX_MASK;
+        if (from < capacity && claimFreeAt(w, from))
+        {
+            return from;
+        }
+        if (w.spreadGaveUpAt == capacity || capacity - from < 2)
+        {
+            return -1;
+        }
+        final ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int probe = 0; probe < SPREAD_PROBES; probe++)
+        {
+            final long place = from + 1 + random.nextLong(capacity - from - 1);
+            if (state(m.getLongVolatile(layout.slot(place - 1) + STATE_OFFSET)) == FREE && claimFreeAt(w, place))
+            {
+                return place;
+            }
+        }
+        w.spreadGaveUpAt = capacity;
+        return -1;
+    }
+
+    /** Claims slot {@code index} for a spreading writer if it is FREE; its run goes on above it. */
+    private boolean claimFreeAt(final Writer w, final long index)
+    {
+        if (m.getLong(layout.map(index)) != -1L || !tryClaim(w, index))
+        {
+            return false;
+        }
+        w.spreadNext = index + 1;
+        final long group = index >>> groupShift;
+        final long end = Math.min(capacity, (group + 1) << groupShift);
+        if (index == end - 1)
+        {
+            settle(group, group << groupShift, end, null); // a run filled a group: clear its mark
+        }
+        return true;
     }
 
     /**

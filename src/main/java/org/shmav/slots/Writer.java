@@ -19,6 +19,14 @@ public final class Writer
      */
     long hintEpoch = -1;
     long nextFree;
+    /**
+     * Claims spread out instead of taking the lowest FREE slot (AvAttr.lowestIndex false), and where this
+     * writer's run of claims goes on: see {@link FreeSlots#claimLowest}.
+     */
+    boolean spreadClaims;
+    long spreadNext;
+    /** The capacity at which this spreading writer found no place for a run (it claims the lowest until the AV grows), or -1. */
+    long spreadGaveUpAt = -1;
     /** The slot this writer holds CLAIMED, -1 for none, and the exact word its claim CAS wrote. */
     long claimedSlot = -1;
     long claimWord;
@@ -42,6 +50,15 @@ public final class Writer
     public int index()
     {
         return index;
+    }
+
+    /**
+     * Lets this writer's inserts of new addresses take a FREE slot above the lowest, so that writers in
+     * several processes rarely claim neighbouring slots (AvAttr.lowestIndex false).
+     */
+    public void spreadClaims(final boolean spread)
+    {
+        spreadClaims = spread;
     }
 
     long delta()

@@ -42,7 +42,8 @@ public final class GrowthWriter
         final long common = Long.parseLong(args[4]);
         try (StormLog log = StormLog.create(Path.of(args[5]));
              Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN6).shmDirectory(dir).build());
-             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(4).build()))
+             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(4)
+                 .lowestIndex(lane % 2 == 0).build())) // odd lanes spread their claims: both kinds of writer meet
         {
             log.started();
             final ByteBuffer buf = ByteBuffer.allocate(StormAddress.LENGTH);

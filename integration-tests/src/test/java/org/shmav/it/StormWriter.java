@@ -19,7 +19,8 @@ import org.shmav.FiErrno;
  * speed until it is killed. Every insert the library acknowledged is logged (fi_addr and id) before
  * the next step; every removal is logged before remove is called. It only ever removes addresses of
  * its own lane (its own, or those a killed predecessor in the lane left behind), so no two processes
- * remove the same fi_addr. Exit code 3 means it saw the library break a promise.
+ * remove the same fi_addr. Exit code 3 means it saw the library break a promise. Writers of odd lanes
+ * spread their claims ({@code AvAttr.lowestIndex(false)}), so the storm kills both kinds of writer.
  *
  * <p>Arguments: directory, AV name, capacity, lane, incarnation, log file, seed, live target.
  */
@@ -42,7 +43,8 @@ public final class StormWriter
 
         try (StormLog log = StormLog.create(logFile);
              Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN6).shmDirectory(dir).build());
-             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(capacity).build()))
+             AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(capacity)
+                 .lowestIndex(lane % 2 == 0).build())) // odd lanes spread their claims: both kinds of writer meet
         {
             log.started();
             final long[] liveFi = new long[(int)capacity];
