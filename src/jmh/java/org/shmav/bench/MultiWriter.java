@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
+import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.Fi;
@@ -24,7 +25,7 @@ import org.shmav.Fi;
  * fi_addr whose lookup gives the address back.
  *
  * <pre>
- *   MultiWriter run P M [shared|separate]   coordinator: creates the AV(s), starts P writers, waits, checks
+ *   MultiWriter run P M [shared|separate|spread]   coordinator: creates the AV(s), starts P writers, waits, checks
  *   MultiWriter write NAME W M DIR          one writer (started by the coordinator)
  * </pre>
  *
@@ -46,11 +47,22 @@ public final class MultiWriter
     {
         if ("write".equals(args[0]))
         {
-            write(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Path.of(args[4]));
+            write(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Path.of(args[4]),
+                args.length > 5 && "spread".equals(args[5]));
             return;
         }
-        final Result r = run(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args.length > 3 && "separate".equals(args[3]));
+        final Result r = run(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+            args.length > 3 ? Mode.valueOf(args[3].toUpperCase(Locale.ROOT)) : Mode.SHARED);
         System.out.println(r);
+    }
+
+    /**
+     * Where the writers insert: all into one shared AV, each into one of its own, or all into one shared
+     * AV through handles opened with {@code AvAttr.lowestIndex(false)} (claims spread out).
+     */
+    public enum Mode
+    {
+        SHARED, SEPARATE, SPREAD
     }
 
     /** What one run measured and whether the AV was right afterwards. */
@@ -65,11 +77,12 @@ public final class MultiWriter
     }
 
     /**
-     * Runs P writers of M addresses each against one new named AV, or ({@code separate}) writer w
+     * Runs P writers of M addresses each against one new named AV, or ({@link Mode#SEPARATE}) writer w
      * against a new named AV of its own, and checks the AV(s).
      */
-    public static Result run(final int writers, final int perWriter, final boolean separate) throws Exception
+    public static Result run(final int writers, final int perWriter, final Mode mode) throws Exception
     {
+        final boolean separate = mode == Mode.SEPARATE;
         final String name = BenchAvs.uniqueName("multiwriter");
         final Path dir = Files.createTempDirectory("shmav-multiwriter");
         final List<Process> children = new ArrayList<>();
@@ -88,7 +101,8 @@ public final class MultiWriter
                 children.add(new ProcessBuilder(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
                     "-D" + DomainAttr.SHM_DIR_PROPERTY + "=" + BenchAvs.shmDirectory(),
                     "-cp", System.getProperty("java.class.path"), MultiWriter.class.getName(),
-                    "write", avName(name, separate, w), Integer.toString(w), Integer.toString(perWriter), dir.toString())
+                    "write", avName(name, separate, w), Integer.toString(w), Integer.toString(perWriter), dir.toString(),
+                    mode == Mode.SPREAD ? "spread" : "lowest")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("writer-" + w + ".log").toFile()).start());
             }
             final long deadline = System.nanoTime() + WAIT_NANOS;
@@ -206,15 +220,15 @@ public final class MultiWriter
         }
     }
 
-    private static void write(final String name, final int writer, final int perWriter, final Path dir)
-        throws IOException
+    private static void write(final String name, final int writer, final int perWriter, final Path dir,
+        final boolean spread) throws IOException
     {
         final ByteBuffer addrs = BenchAddresses.direct(writer, perWriter);
         final long[] one = new long[1];
         try (Domain domain = BenchAvs.domain())
         {
-            warmUp(domain, writer);
-            try (AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))
+            warmUp(domain, writer, spread);
+            try (AddressVector av = domain.openAv(AvAttr.builder().name(name).lowestIndex(!spread).build()))
             {
                 Files.createFile(dir.resolve("ready-" + writer));
                 final Path go = dir.resolve("go");
@@ -252,13 +266,20 @@ public final class MultiWriter
      */
     static void warmUp(final Domain domain, final int writer)
     {
+        warmUp(domain, writer, false);
+    }
+
+    /** Compiles the insert path a writer is about to time: into a named AV, spreading claims or not. */
+    static void warmUp(final Domain domain, final int writer, final boolean spread)
+    {
         final int n = 100_000;
         final ByteBuffer addrs = BenchAddresses.direct(writer + 100, n);
         final long[] one = new long[1];
         for (int round = 0; round < 3; round++)
         {
             final String name = BenchAvs.uniqueName("warmup");
-            final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, n);
+            final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(n).name(name)
+                .lowestIndex(!spread).build());
             for (int i = 0; i < n; i++)
             {
                 addrs.position(i * BenchAddresses.ADDRLEN);

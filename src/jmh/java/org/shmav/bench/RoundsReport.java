@@ -89,6 +89,12 @@ final class RoundsReport
             rate(scaling.processes.median("proc.shared.P2")) + " inserts/s", "separate AVs: " +
             rate(scaling.processes.median("proc.separate.P2")) + " inserts/s", e2, e2.median(),
             ">= " + Scaling.TARGET_EFFICIENCY, e2.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
+        final Rounds.Spread s2 = scaling.spreadEfficiency(2);
+        targets.add(new Target("2 writer JVMs into one shared AV, handles opened with lowestIndex(false) (claims spread out), " +
+            "vs into 2 separate AVs (efficiency)",
+            rate(scaling.processes.median("proc.spread.P2")) + " inserts/s", "separate AVs: " +
+            rate(scaling.processes.median("proc.separate.P2")) + " inserts/s", s2, s2.median(),
+            ">= " + Scaling.TARGET_EFFICIENCY, s2.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
     }
 
     private void ratio(final String what, final String shmavKey, final String peerName, final String peerKey,
@@ -161,25 +167,36 @@ final class RoundsReport
         md.append('\n');
     }
 
+    private static String verdict(final Rounds.Spread efficiency)
+    {
+        return efficiency.passes(Scaling.TARGET_EFFICIENCY) ? "pass" : "**miss**";
+    }
+
     void scalingSection(final StringBuilder md)
     {
         md.append("\n### Writer scaling\n\n");
         md.append("P writer JVMs insert ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))
             .append(" distinct addresses each, one call per address, started together (a go file all wait on):\n")
-            .append("(a) all into one shared named AV, (b) each into a named AV of its own. Efficiency = (a) / (b) of the\n")
-            .append("same round; ").append(scaling.processes.rounds()).append(" rounds, (a) and (b) alternating. ")
+            .append("(a) all into one shared named AV, (a') the same through handles opened with `lowestIndex(false)`\n")
+            .append("(claims spread out: the lowest-free-index rule given up), (b) each into a named AV of its own.\n")
+            .append("Efficiency = (a) / (b) and (a') / (b) of the same round; ").append(scaling.processes.rounds())
+            .append(" rounds, (a), (a') and (b) alternating. ")
             .append("Throughput = P x M / (last end - first start).\n\n");
-        md.append("| writers P | (a) shared AV, inserts/s | (b) separate AVs, inserts/s | efficiency (a)/(b): median (lowest - highest) | target | result | check (a) | check (b) |\n")
-            .append("|---|---|---|---|---|---|---|---|\n");
+        md.append("| writers P | (a) shared AV, inserts/s | (a') spread claims, inserts/s | (b) separate AVs, inserts/s | efficiency (a)/(b): median (lowest - highest) | (a')/(b) | target | result (a); (a') | check (a) | check (a') | check (b) |\n")
+            .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final int p : Scaling.WRITERS)
         {
             final Rounds.Spread e = scaling.efficiency(p);
+            final Rounds.Spread es = scaling.spreadEfficiency(p);
             final boolean target = p == 2;
             md.append("| ").append(p).append(" | ").append(rates(scaling.processes, "proc.shared.P" + p)).append(" | ")
+                .append(rates(scaling.processes, "proc.spread.P" + p)).append(" | ")
                 .append(rates(scaling.processes, "proc.separate.P" + p)).append(" | ").append(spread(e)).append(" | ")
+                .append(spread(es)).append(" | ")
                 .append(target ? ">= " + Scaling.TARGET_EFFICIENCY : "-").append(" | ")
-                .append(target ? e.passes(Scaling.TARGET_EFFICIENCY) ? "pass" : "**miss**" : "-").append(" | ")
+                .append(target ? verdict(e) + "; " + verdict(es) : "-").append(" | ")
                 .append(scaling.checks.getOrDefault("proc.shared.P" + p, "?")).append(" | ")
+                .append(scaling.checks.getOrDefault("proc.spread.P" + p, "?")).append(" | ")
                 .append(scaling.checks.getOrDefault("proc.separate.P" + p, "?")).append(" |\n");
         }
         md.append("\nP threads of one JVM into one named AV, ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * How insert throughput scales with writers, in alternating rounds: P writer JVMs (a) all into one
- * shared named AV, (b) each into a named AV of its own, and P threads of one JVM (c) through one
+ * shared named AV, (a') the same through handles opened with {@code AvAttr.lowestIndex(false)}
+ * (claims spread out), (b) each into a named AV of its own, and P threads of one JVM (c) through one
  * handle, (d) through a handle each of the same AV; P = 1, 2, 4. Efficiency = (a) / (b) of the same
  * round: what sharing one AV costs against the same processes doing the same work without sharing.
  * Every run is checked (nothing lost or duplicated); a failed check is kept and shown on the page.
@@ -39,11 +40,12 @@ final class Scaling
         final Map<String, Rounds.Step> procSteps = new LinkedHashMap<>();
         for (final int p : WRITERS)
         {
-            procSteps.put("P=" + p + " shared", () -> processes(p, perWriter, false, checks));
-            procSteps.put("P=" + p + " separate", () -> processes(p, perWriter, true, checks));
+            procSteps.put("P=" + p + " shared", () -> processes(p, perWriter, MultiWriter.Mode.SHARED, checks));
+            procSteps.put("P=" + p + " spread", () -> processes(p, perWriter, MultiWriter.Mode.SPREAD, checks));
+            procSteps.put("P=" + p + " separate", () -> processes(p, perWriter, MultiWriter.Mode.SEPARATE, checks));
         }
-        commands.add("java -cp $CP org.shmav.bench.MultiWriter run P " + perWriter + " shared|separate   (P = 1, 2, 4; " +
-            rounds + " rounds, shared and separate alternating)");
+        commands.add("java -cp $CP org.shmav.bench.MultiWriter run P " + perWriter + " shared|spread|separate   (P = 1, 2, 4; " +
+            rounds + " rounds, the three alternating)");
         final Rounds proc = new Rounds("writer processes").run(rounds, procSteps);
 
         final Map<String, Rounds.Step> threadSteps = new LinkedHashMap<>();
@@ -61,12 +63,12 @@ final class Scaling
         return s;
     }
 
-    private static Map<String, Double> processes(final int p, final int perWriter, final boolean separate,
+    private static Map<String, Double> processes(final int p, final int perWriter, final MultiWriter.Mode mode,
         final Map<String, String> checks) throws Exception
     {
-        final MultiWriter.Result r = MultiWriter.run(p, perWriter, separate);
+        final MultiWriter.Result r = MultiWriter.run(p, perWriter, mode);
         System.out.println(r);
-        final String key = "proc." + (separate ? "separate" : "shared") + ".P" + p;
+        final String key = "proc." + mode.name().toLowerCase(Locale.ROOT) + ".P" + p;
         record(checks, key, r.ok(), r.check());
         return Map.of(key, r.insertsPerSecond());
     }
@@ -103,6 +105,12 @@ final class Scaling
         return processes.ratio("proc.shared.P" + p, "proc.separate.P" + p);
     }
 
+    /** Efficiency (a')/(b): writers that spread their claims into one AV, against separate AVs. */
+    Rounds.Spread spreadEfficiency(final int p)
+    {
+        return processes.ratio("proc.spread.P" + p, "proc.separate.P" + p);
+    }
+
     /** One handle / a handle per thread, round by round. */
     Rounds.Spread oneHandleRatio(final int p)
     {
@@ -115,8 +123,10 @@ final class Scaling
         for (final int p : WRITERS)
         {
             final Rounds.Spread e = efficiency(p);
-            s.append(String.format(Locale.ROOT, "  P=%d efficiency shared/separate %.2f (%.2f-%.2f)%s%n", p, e.median(),
-                e.low(), e.high(), p == 2 ? (e.passes(TARGET_EFFICIENCY) ? " pass" : " miss") : ""));
+            final Rounds.Spread es = spreadEfficiency(p);
+            s.append(String.format(Locale.ROOT, "  P=%d efficiency shared/separate %.2f (%.2f-%.2f)%s, spread/separate %.2f (%.2f-%.2f)%s%n",
+                p, e.median(), e.low(), e.high(), p == 2 ? (e.passes(TARGET_EFFICIENCY) ? " pass" : " miss") : "",
+                es.median(), es.low(), es.high(), p == 2 ? (es.passes(TARGET_EFFICIENCY) ? " pass" : " miss") : ""));
         }
         s.append(allChecksOk() ? "  checks: all OK\n" : "  checks: FAILED " + checks + "\n");
         return s.toString();
