@@ -14,9 +14,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.shmav.shm.AvFileDescriptor;
 
 /**
@@ -25,32 +24,12 @@ import org.shmav.shm.AvFileDescriptor;
  */
 class NamedAvGrowthTest
 {
-    private Path dir;
-    private Domain domain;
-
-    @BeforeEach
-    void openDomain()
-    {
-        dir = AvTestSupport.newShmDirectory("shmav-growth-");
-        domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
-    }
-
-    @AfterEach
-    void closeDomain()
-    {
-        try
-        {
-            domain.close();
-        }
-        finally
-        {
-            AvTestSupport.deleteRecursively(dir);
-        }
-    }
+    @RegisterExtension
+    final ShmDomain shm = new ShmDomain("shmav-growth-");
 
     private AddressVector open(final String name, final long count, final long flags)
     {
-        return domain.openAv(AvAttr.builder().type(AvType.TABLE).count(count).name(name).flags(flags).build());
+        return shm.domain().openAv(AvAttr.builder().type(AvType.TABLE).count(count).name(name).flags(flags).build());
     }
 
     private static long insert(final AddressVector av, final ByteBuffer addr)
@@ -129,7 +108,7 @@ class NamedAvGrowthTest
     void growthStopsAtMaxCountWithEnospc()
     {
         final ByteBuffer[] addrs = distinctIn4(17);
-        try (AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(4).maxCount(16).name("max").build()))
+        try (AddressVector av = shm.domain().openAv(AvAttr.builder().type(AvType.TABLE).count(4).maxCount(16).name("max").build()))
         {
             for (int i = 0; i < 16; i++)
             {
@@ -161,7 +140,7 @@ class NamedAvGrowthTest
     @Test
     void attachingAcceptsAnyCountUpToTheMaximum()
     {
-        try (AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(4).maxCount(64).name("hint").build()))
+        try (AddressVector av = shm.domain().openAv(AvAttr.builder().type(AvType.TABLE).count(4).maxCount(64).name("hint").build()))
         {
             open("hint", 4, 0).close();
             open("hint", 64, 0).close();
@@ -174,7 +153,7 @@ class NamedAvGrowthTest
     void aDeadGrowersTailIsIgnoredAndCutByTheNextGrowth() throws IOException
     {
         final ByteBuffer[] addrs = distinctIn4(9);
-        final Path file = dir.resolve("tail");
+        final Path file = shm.dir().resolve("tail");
         try (AddressVector av = open("tail", 4, 0))
         {
             for (int i = 0; i < 4; i++)
@@ -206,7 +185,7 @@ class NamedAvGrowthTest
     @Test
     void aSegmentCountTheFileCannotHoldIsRefused() throws IOException
     {
-        final Path file = dir.resolve("liar");
+        final Path file = shm.dir().resolve("liar");
         open("liar", 4, 0).close();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
         {

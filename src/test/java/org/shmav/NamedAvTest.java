@@ -32,9 +32,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.shmav.shm.AvFileDescriptor;
 
 /** What only a named AV does: a file in the shm directory, shared by handles and processes, attach rules. */
@@ -44,28 +43,8 @@ class NamedAvTest
     private static final ByteBuffer B = in4("10.0.0.2", 5000);
     private static final ByteBuffer C = in4("10.0.0.3", 5000);
 
-    private Path dir;
-    private Domain domain;
-
-    @BeforeEach
-    void openDomain()
-    {
-        dir = AvTestSupport.newShmDirectory("shmav-named-");
-        domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
-    }
-
-    @AfterEach
-    void closeDomain()
-    {
-        try
-        {
-            domain.close();
-        }
-        finally
-        {
-            AvTestSupport.deleteRecursively(dir);
-        }
-    }
+    @RegisterExtension
+    final ShmDomain shm = new ShmDomain("shmav-named-");
 
     private static AvAttr.Builder named(final String name, final long count)
     {
@@ -74,7 +53,7 @@ class NamedAvTest
 
     private AddressVector open(final AvAttr.Builder attr)
     {
-        return domain.openAv(attr.build());
+        return shm.domain().openAv(attr.build());
     }
 
     private static byte[] lookupBytes(final AddressVector av, final long fiAddr)
@@ -85,7 +64,7 @@ class NamedAvTest
 
     private List<String> files() throws IOException
     {
-        try (Stream<Path> s = Files.list(dir))
+        try (Stream<Path> s = Files.list(shm.dir()))
         {
             return s.map(p -> p.getFileName().toString()).sorted().toList();
         }
@@ -149,7 +128,7 @@ class NamedAvTest
     @Test
     void shouldRejectEveryMutationOnAReadOnlyHandleWithEperm()
     {
-        try (Domain keys = Domain.open(DomainAttr.builder().shmDirectory(dir).avAuthKey(true).authKeySize(8).build());
+        try (Domain keys = Domain.open(DomainAttr.builder().shmDirectory(shm.dir()).avAuthKey(true).authKeySize(8).build());
              AddressVector writer = keys.openAv(named("ro-perm", 16).flags(Fi.AV_USER_ID).build());
              AddressVector reader = keys.openAv(AvAttr.builder().name("ro-perm").flags(Fi.READ).build()))
         {
@@ -211,7 +190,7 @@ class NamedAvTest
             {
                 assertEquals(AvType.TABLE, unspec.attr().type(), "UNSPEC takes the file's type");
             }
-            try (Domain in6 = Domain.open(DomainAttr.builder().shmDirectory(dir).addrFormat(AddrFormat.SOCKADDR_IN6).build()))
+            try (Domain in6 = Domain.open(DomainAttr.builder().shmDirectory(shm.dir()).addrFormat(AddrFormat.SOCKADDR_IN6).build()))
             {
                 final FabricException format = assertErrno(FiErrno.EINVAL, () -> in6.openAv(named("typed", 16).build()).close());
                 assertTrue(format.getMessage().contains("FI_SOCKADDR_IN6") && format.getMessage().contains("FI_SOCKADDR_IN"),
@@ -271,10 +250,10 @@ class NamedAvTest
         try (AddressVector av = open(named("doomed", 16)))
         {
             av.insert(A.duplicate(), 1, null, 0, null);
-            assertTrue(domain.unlinkAv("doomed"));
-            assertFalse(Files.exists(dir.resolve("doomed")));
+            assertTrue(shm.domain().unlinkAv("doomed"));
+            assertFalse(Files.exists(shm.dir().resolve("doomed")));
             assertArrayEquals(bytes(A), lookupBytes(av, 0), "an open handle keeps its mapping");
-            assertFalse(domain.unlinkAv("doomed"), "nothing left to unlink");
+            assertFalse(shm.domain().unlinkAv("doomed"), "nothing left to unlink");
         }
         try (AddressVector fresh = open(named("doomed", 16)))
         {
@@ -283,12 +262,12 @@ class NamedAvTest
 
         final byte[] garbage = new byte[8192];
         Arrays.fill(garbage, (byte)0x41);
-        Files.write(dir.resolve("garbage"), garbage);
-        assertErrno(FiErrno.EINVAL, () -> domain.unlinkAv("garbage"));
-        assertArrayEquals(garbage, Files.readAllBytes(dir.resolve("garbage")), "a foreign file is left alone");
-        Files.write(dir.resolve("tiny"), new byte[3]);
-        assertErrno(FiErrno.EINVAL, () -> domain.unlinkAv("tiny"));
-        assertTrue(Files.exists(dir.resolve("tiny")));
+        Files.write(shm.dir().resolve("garbage"), garbage);
+        assertErrno(FiErrno.EINVAL, () -> shm.domain().unlinkAv("garbage"));
+        assertArrayEquals(garbage, Files.readAllBytes(shm.dir().resolve("garbage")), "a foreign file is left alone");
+        Files.write(shm.dir().resolve("tiny"), new byte[3]);
+        assertErrno(FiErrno.EINVAL, () -> shm.domain().unlinkAv("tiny"));
+        assertTrue(Files.exists(shm.dir().resolve("tiny")));
     }
 
     @Test
@@ -298,10 +277,10 @@ class NamedAvTest
         for (final String name : bad)
         {
             assertErrno(FiErrno.EINVAL, () -> open(named(name, 16)).close(), "name '" + name + "'");
-            assertErrno(FiErrno.EINVAL, () -> domain.unlinkAv(name), "unlink '" + name + "'");
+            assertErrno(FiErrno.EINVAL, () -> shm.domain().unlinkAv(name), "unlink '" + name + "'");
         }
         assertEquals(List.of(), files());
-        assertTrue(Files.exists(dir.getParent()), "nothing outside the directory was touched either");
+        assertTrue(Files.exists(shm.dir().getParent()), "nothing outside the directory was touched either");
     }
 
     @Test
@@ -326,7 +305,7 @@ class NamedAvTest
         {
             av.insert(A.duplicate(), 1, null, 0, null);
         }
-        try (FileChannel ch = FileChannel.open(dir.resolve(name), StandardOpenOption.READ, StandardOpenOption.WRITE))
+        try (FileChannel ch = FileChannel.open(shm.dir().resolve(name), StandardOpenOption.READ, StandardOpenOption.WRITE))
         {
             mutation.apply(ch);
         }
@@ -340,13 +319,13 @@ class NamedAvTest
 
     private void assertRefusedWithoutCrash(final String name) throws IOException
     {
-        final long size = Files.size(dir.resolve(name));
+        final long size = Files.size(shm.dir().resolve(name));
         final FabricException rw = assertThrows(FabricException.class, () -> open(named(name, 0)).close());
         final FabricException ro = assertThrows(FabricException.class, () -> open(AvAttr.builder().name(name).flags(Fi.READ)).close());
         assertEquals(FiErrno.EINVAL, rw.errno(), rw.getMessage());
         assertEquals(FiErrno.EINVAL, ro.errno(), ro.getMessage());
         assertTrue(rw.getMessage().startsWith("fi_av_open: FI_EINVAL (Invalid argument): "), rw.getMessage());
-        assertEquals(size, Files.size(dir.resolve(name)), "a refused file is neither repaired nor removed");
+        assertEquals(size, Files.size(shm.dir().resolve(name)), "a refused file is neither repaired nor removed");
     }
 
     @Test
@@ -396,9 +375,9 @@ class NamedAvTest
     {
         final byte[] foreign = new byte[1 << 16];
         new SplittableRandom(7).nextBytes(foreign);
-        Files.write(dir.resolve("foreign"), foreign);
+        Files.write(shm.dir().resolve("foreign"), foreign);
         assertRefusedWithoutCrash("foreign");
-        assertArrayEquals(foreign, Files.readAllBytes(dir.resolve("foreign")));
+        assertArrayEquals(foreign, Files.readAllBytes(shm.dir().resolve("foreign")));
     }
 
     // ---------------------------------------------------------------- file mode and map_addr
@@ -408,8 +387,8 @@ class NamedAvTest
     {
         open(named("private-mode", 16)).close();
         open(named("group-mode", 16).groupAccess(true)).close();
-        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("private-mode"))));
-        assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("group-mode"))));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(shm.dir().resolve("private-mode"))));
+        assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(shm.dir().resolve("group-mode"))));
     }
 
     @Test
@@ -567,7 +546,7 @@ class NamedAvTest
                 }
                 assertEquals(n, a.count());
             }
-            domain.unlinkAv("exact" + round);
+            shm.domain().unlinkAv("exact" + round);
         }
     }
 }

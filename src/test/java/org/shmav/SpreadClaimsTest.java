@@ -7,14 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.shmav.AvTestSupport.distinctIn4;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code AvAttr.lowestIndex(false)}: writers that spread their claims. Two handles of one JVM are two
@@ -23,32 +21,12 @@ import org.junit.jupiter.api.Test;
  */
 class SpreadClaimsTest
 {
-    private Path dir;
-    private Domain domain;
-
-    @BeforeEach
-    void openDomain()
-    {
-        dir = AvTestSupport.newShmDirectory("shmav-spread-");
-        domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
-    }
-
-    @AfterEach
-    void closeDomain()
-    {
-        try
-        {
-            domain.close();
-        }
-        finally
-        {
-            AvTestSupport.deleteRecursively(dir);
-        }
-    }
+    @RegisterExtension
+    final ShmDomain shm = new ShmDomain("shmav-spread-");
 
     private AddressVector open(final long count, final boolean lowestIndex)
     {
-        return domain.openAv(AvAttr.builder().type(AvType.TABLE).name("spread").count(count)
+        return shm.domain().openAv(AvAttr.builder().type(AvType.TABLE).name("spread").count(count)
             .lowestIndex(lowestIndex).build());
     }
 
@@ -150,7 +128,7 @@ class SpreadClaimsTest
         assertFalse(spread.toBuilder().build().lowestIndex());
         final ByteBuffer[] addrs = distinctIn4(3);
         try (AddressVector named = open(16, false);
-             AddressVector privateAv = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(16).lowestIndex(false).build()))
+             AddressVector privateAv = shm.domain().openAv(AvAttr.builder().type(AvType.TABLE).count(16).lowestIndex(false).build()))
         {
             assertFalse(named.attr().lowestIndex());
             for (int i = 0; i < 3; i++)

@@ -1,0 +1,55 @@
+package org.shmav;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A domain over a fresh directory of /dev/shm for each test, closed and removed after it:
+ * {@code @RegisterExtension final ShmDomain shm = new ShmDomain("shmav-named-");}.
+ */
+final class ShmDomain implements BeforeEachCallback, AfterEachCallback
+{
+    private final String prefix;
+    private Path dir;
+    private Domain domain;
+
+    ShmDomain(final String prefix)
+    {
+        this.prefix = prefix;
+    }
+
+    /** The test's shm directory, where its named AVs live. */
+    Path dir()
+    {
+        return dir;
+    }
+
+    /** The test's domain over {@link #dir()}. */
+    Domain domain()
+    {
+        return domain;
+    }
+
+    @Override
+    public void beforeEach(final ExtensionContext context)
+    {
+        dir = AvTestSupport.newShmDirectory(prefix);
+        domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+    }
+
+    @Override
+    public void afterEach(final ExtensionContext context)
+    {
+        try
+        {
+            domain.close();
+        }
+        finally
+        {
+            AvTestSupport.deleteRecursively(dir);
+        }
+    }
+}
