@@ -26,7 +26,7 @@ import org.shmav.Fi;
  *
  * <pre>
  *   MultiWriter run P M [shared|separate|spread]   coordinator: creates the AV(s), starts P writers, waits, checks
- *   MultiWriter write NAME W M DIR          one writer (started by the coordinator)
+ *   MultiWriter write NAME W M DIR spread|lowest   one writer (started by the coordinator)
  * </pre>
  *
  * Each writer warms up on a private AV, reports ready, and starts when the coordinator's go file
