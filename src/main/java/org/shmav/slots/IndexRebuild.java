@@ -166,11 +166,13 @@ final class IndexRebuild
                     return true; // only a view of the hash in use may rebuild it: the caller maps the file again
                 }
                 final long mine = (epoch & 0xFFFF_FFFF_0000_0000L) | (w.index + 1);
-                if (m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine))
+                if (!m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) || rebuildAs(w, mine))
                 {
-                    rebuildAs(w, mine);
+                    return true; // finished by us, or taken over by another writer: look again
                 }
-                return true;
+                // Live writers kept the takeover from running: the rebuild is abandoned again, and taking
+                // it over again is all a writer can do, until the deadline.
+                return !Waits.passed(deadline);
             }
             if (Waits.passed(deadline))
             {
@@ -238,29 +240,32 @@ final class IndexRebuild
             return false;
         }
         final long mine = (((epoch >>> 32) + 1) << 32) | (w.index + 1);
-        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && runAs(w, mine, work);
+        return m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, epoch, mine) && runAs(w, mine, work, false);
     }
 
     /** A rebuild taken over from a dead or failed rebuilder: the whole index, afresh. */
     private boolean rebuildAs(final Writer w, final long mine)
     {
-        return runAs(w, mine, rebuildBuckets);
+        return runAs(w, mine, rebuildBuckets, true);
     }
 
     /**
      * The rebuild marked by {@code mine}: waits (bounded) for other writers to leave their phase,
      * recovering dead ones, then runs {@code work}. An Error or exception on the way, or a view found
      * stale (a taken-over rebuild may have left the hash in use half-built), marks the rebuild
-     * {@link #ABANDONED}, so that the next writer with a current view takes it over.
+     * {@link #ABANDONED}, so that the next writer with a current view takes it over. So does a
+     * {@code takeover} that gives up waiting: the dead rebuilder may have cleared buckets already, and
+     * an index declared done without the slots they held would let a present address be inserted
+     * twice. Only a rebuild of our own that gave up before touching a bucket goes back to idle.
      */
-    private boolean runAs(final Writer w, final long mine, final Runnable work)
+    private boolean runAs(final Writer w, final long mine, final Runnable work, final boolean takeover)
     {
         final long idle = mine & 0xFFFF_FFFF_0000_0000L;
         try
         {
             if (!awaitPhasesZero(w))
             {
-                m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, idle);
+                m.compareAndSetLong(AvFileDescriptor.HASH_EPOCH_OFFSET, mine, takeover ? idle | ABANDONED : idle);
                 return false;
             }
             if (stale())

@@ -138,4 +138,40 @@ class SlotTableTest
         assertEquals(0, insert(r, a)); // the rebuilt index finds the entry: a reference, not a second slot
         assertEquals(1, r.table().count());
     }
+
+    /**
+     * A rebuild whose rebuilder died after clearing the buckets, taken over while a live writer stays
+     * inside its phase (frozen between its phase store and its look at the epoch): the takeover gives up
+     * waiting, and must leave the rebuild abandoned, not declare the cleared index done. Before the fix
+     * the epoch went back to idle over the empty buckets, and an insert of the present address got a
+     * second slot.
+     */
+    @Test
+    void shouldLeaveAHalfBuiltIndexAbandonedWhenATakeoverGivesUp()
+    {
+        final Region r = region();
+        final ByteBuffer a = address(5);
+        assertEquals(0, insert(r, a));
+        // Attacher 1: a live writer inside its phase. Attacher 2: the dead rebuilder (no token, no lock).
+        assertTrue(r.liveness().tryAcquire(1));
+        final int frozen = r.layout().attacher(1);
+        r.memory().putLong(frozen + AttacherDescriptor.TOKEN_OFFSET, 0x5EED);
+        r.memory().setLongVolatile(frozen + AttacherDescriptor.PHASE_OFFSET, 1);
+        r.memory().putLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 3);
+        r.memory().putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, (7L << 32) | 3);
+        for (long b = 0; b < r.layout().hashBuckets(); b++)
+        {
+            r.memory().putLong(r.layout().bucket(b), 0L);
+        }
+
+        assertTrue(!r.table().finishAbandonedRebuild(r.writer()), "the frozen writer keeps the takeover from running");
+        assertEquals((7L << 32) | IndexRebuild.ABANDONED, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET),
+            "a takeover that gave up leaves the half-built index abandoned");
+
+        r.memory().setLongVolatile(frozen + AttacherDescriptor.PHASE_OFFSET, 0); // the frozen writer runs again
+        assertEquals(0, insert(r, a), "the present address gets a reference, not a second slot");
+        assertEquals(1, r.table().count());
+        assertEquals(7L << 32, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET), "the next insert finished the rebuild");
+        assertEquals(0, r.table().reverseLookup(a, 0, a.remaining(), -1L));
+    }
 }
