@@ -94,8 +94,12 @@ public final class AuthKeyTable
         for (int i = 0; i < capacity(); i++)
         {
             final int e = layout.authKey(i);
-            final long s = m.getLongAcquire(e);
-            if (state(s) == VALID && m.bytesEqual(e + KEY, src, src.position(), size))
+            long s = m.getLongAcquire(e);
+            // No other process adds keys meanwhile (we hold the lock), but the state word still moves:
+            // another reference dropped, or a pin of setUserId taken or dropped, none of which holds the
+            // lock. So a failed CAS means "look again": only a state that is no longer VALID, or another
+            // incarnation of the entry, ends the look at this entry.
+            while (state(s) == VALID && m.bytesEqual(e + KEY, src, src.position(), size))
             {
                 if (payload(s) >= MAX_REFS)
                 {
@@ -103,8 +107,14 @@ public final class AuthKeyTable
                 }
                 if (m.compareAndSetLong(e, s, word(VALID, payload(s) + 1, generation(s))))
                 {
-                    return i; // no other process adds keys meanwhile: a failed CAS is a removal, and i is gone
+                    return i;
                 }
+                final long now = m.getLongVolatile(e);
+                if (!sameIncarnation(s, now))
+                {
+                    break; // freed (and perhaps reused): the key bytes seen belonged to the entry that is gone
+                }
+                s = now;
             }
         }
         for (int i = 0; i < capacity(); i++)
