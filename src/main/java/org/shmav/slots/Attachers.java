@@ -15,6 +15,7 @@ import org.shmav.shm.Processes;
  * <pre>
  *   entry: free (token 0, unlocked) --lock byte, then CAS token 0 -> t (attach)--> taken, locked
  *          taken, locked --CAS token t -> 0, then unlock (detach)--> free
+ *          taken, locked --unlock, token kept (detach with repairs pending)--> taken, unlocked --recover--> free
  *          taken, locked --(owner dies: the kernel unlocks)--> taken, unlocked --recover--> free ({@link Recovery})
  *   attachersHighWater: raised by CAS to at least (entry + 1) after an entry is taken; never lowered
  * </pre>
@@ -72,6 +73,15 @@ final class Attachers
     {
         m.setLongVolatile(w.entry + PHASE_OFFSET, 0);
         m.compareAndSetLong(w.entry + TOKEN_OFFSET, Processes.SELF_TOKEN, 0L);
+        liveness.release(w.index);
+    }
+
+    /**
+     * Lets go of an entry whose repairs are still pending: the lock is released and the token kept, so
+     * the entry reads as a dead owner's, and the next recoverer settles its journal and slots.
+     */
+    void leaveToRecovery(final Writer w)
+    {
         liveness.release(w.index);
     }
 

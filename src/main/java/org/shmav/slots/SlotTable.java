@@ -298,20 +298,38 @@ public final class SlotTable
         w.releaseLeftGrowthLock();
         if (w.needsRepair)
         {
-            final int entered = rebuild.enterPhase(w); // inside the phase, like every repair: no rebuild runs
-            if (entered != IndexRebuild.ENTERED)
+            final int repaired = giveBackLeftovers(w);
+            if (repaired != 0)
             {
-                return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
+                return repaired;
             }
-            recovery.giveBack(w); // ends the phase
             if (w.needsRepair)
             {
-                rebuild.exitPhase(w);
                 throw new StackOverflowError("the give-back of an operation cut short by an Error overflowed the " +
                     "stack again: call with more stack");
             }
         }
         w.needsRepair = true;
+        return 0;
+    }
+
+    /**
+     * Gives back, inside the writer's phase like every repair (so that no rebuild runs meanwhile), what
+     * an operation cut short left: 0, with {@code w.needsRepair} cleared unless the give-back overflowed
+     * the stack again; or -EAGAIN / {@link #STALE_VIEW} when the phase could not be entered now.
+     */
+    private int giveBackLeftovers(final Writer w)
+    {
+        final int entered = rebuild.enterPhase(w);
+        if (entered != IndexRebuild.ENTERED)
+        {
+            return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
+        }
+        recovery.giveBack(w); // ends the phase
+        if (w.needsRepair)
+        {
+            rebuild.exitPhase(w);
+        }
         return 0;
     }
 
@@ -356,9 +374,22 @@ public final class SlotTable
         return new Writer(m, index, layout.attacher(index));
     }
 
-    /** Gives the entry back; its journal delta stays for the next owner. */
+    /**
+     * Gives the entry back; its journal delta stays for the next owner. What an operation cut short by
+     * an Error left (a claim, a removal, the phase, the growth lock) is given back first; if that cannot
+     * be done now (a rebuild runs, the view is stale, the stack overflows again), the entry is left to
+     * recovery instead: its lock goes, its token stays, so that every other writer sees a dead owner and
+     * repairs the entry as it would after this process died. Freeing the entry as it is would leave its
+     * claims to nobody, for good.
+     */
     public void detach(final Writer w)
     {
+        w.releaseLeftGrowthLock();
+        if (w.needsRepair && (giveBackLeftovers(w) != 0 || w.needsRepair))
+        {
+            attachers.leaveToRecovery(w);
+            return;
+        }
         attachers.detach(w);
     }
 

@@ -174,4 +174,30 @@ class SlotTableTest
         assertEquals(7L << 32, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET), "the next insert finished the rebuild");
         assertEquals(0, r.table().reverseLookup(a, 0, a.remaining(), -1L));
     }
+
+    /**
+     * A handle closed after an Error cut its insert short, with nothing called on it since: the claim it
+     * left is given back at detach, not left CLAIMED by an entry that is then freed (nobody would ever
+     * recover it: a free entry has no owner to find dead). Before the fix slot 1 stayed CLAIMED for good.
+     */
+    @Test
+    void shouldGiveBackWhatAnOperationCutShortLeftWhenTheWriterDetaches()
+    {
+        final Region r = region();
+        final Writer w = r.writer();
+        assertEquals(0, insert(r, address(0)));
+        final int slot1 = r.layout().slot(1);
+        final long free = r.memory().getLong(slot1 + SlotDescriptor.STATE_OFFSET);
+        r.memory().putLong(slot1 + SlotDescriptor.STATE_OFFSET,
+            SlotDescriptor.word(SlotDescriptor.CLAIMED, w.index(), SlotDescriptor.generation(free)));
+        r.memory().setLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET, 1);
+        w.needsRepair = true;
+
+        r.table().detach(w);
+        assertEquals(SlotDescriptor.FREE, SlotDescriptor.state(r.table().stateWord(1)), "the claim left was given back");
+        final Writer next = r.table().attach();
+        final ByteBuffer a = address(1);
+        assertEquals(1, r.table().insert(next, a, a.position(), a.remaining(), -1L, Long.MIN_VALUE, 0));
+        assertEquals(2, r.table().count());
+    }
 }
