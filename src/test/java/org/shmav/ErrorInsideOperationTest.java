@@ -91,6 +91,116 @@ class ErrorInsideOperationTest
         }
     }
 
+    /**
+     * The same overflows, but the thread that meets one never calls the handle again (it stays alive,
+     * as an application thread that caught the Error and went on with other work would): whatever the
+     * cut-short operation left (a claim, a removal, its phase, a rebuild mark, a lock) must still be
+     * given back, within {@value #PROMPT_MILLIS} ms, with no call on the handle. Before the give-back
+     * was made independent of the handle's next call, leftovers of a give-back that overflowed too
+     * stayed until then, and every rebuild and growth of the node waited on the phase meanwhile.
+     */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldGiveBackWhatAnErrorLeftWithoutAnotherCallOnTheHandle() throws Exception
+    {
+        final AtomicInteger overflowsInside = new AtomicInteger();
+        try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+             AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("errors").count(CAPACITY).build()))
+        {
+            final long[] one = new long[1];
+            for (int i = 0; i < 1_000; i++)
+            {
+                av.insert(address(i), 1, one, 0, null);
+                av.remove(one, 1, 0);
+            }
+            for (int run = 0; run < RUNS_WITHOUT_ANOTHER_CALL; run++)
+            {
+                final Diver diver = new Diver(av, addresses(run * 10_000, 20_000), overflowsInside);
+                diver.stopAfterOverflows = 1 + run % 30; // the later ones strike deeper inside the operation
+                final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+                final java.util.concurrent.CountDownLatch surfaced = new java.util.concurrent.CountDownLatch(1);
+                final Thread t = new Thread(null, () ->
+                {
+                    diver.dive();
+                    surfaced.countDown();
+                    awaitQuietly(release); // alive, and never calling the handle again
+                }, "diver", 256 * 1024);
+                t.setDaemon(true);
+                t.start();
+                try
+                {
+                    assertTrue(surfaced.await(20, java.util.concurrent.TimeUnit.SECONDS), "run " + run + ": the diver is stuck");
+                    final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(PROMPT_MILLIS);
+                    String held = heldByAnyone();
+                    while (!held.isEmpty() && System.nanoTime() - deadline < 0)
+                    {
+                        Thread.sleep(5);
+                        held = heldByAnyone();
+                    }
+                    assertTrue(held.isEmpty(), "run " + run + ": still held " + PROMPT_MILLIS + " ms after the Error, " +
+                        "with no call on the handle since: " + held);
+                }
+                finally
+                {
+                    release.countDown();
+                    t.join(20_000);
+                }
+            }
+            assertTrue(overflowsInside.get() >= RUNS_WITHOUT_ANOTHER_CALL / 2, "stack overflows inside an operation: " + overflowsInside.get());
+            assertEquals(av.count(), validSlots(), "count() agrees with the slots");
+        }
+    }
+
+    private static final long PROMPT_MILLIS = 2_000;
+    /** Runs: a few in a hundred leave something that only a later give-back returns. */
+    private static final int RUNS_WITHOUT_ANOTHER_CALL = 300;
+
+    private static void awaitQuietly(final java.util.concurrent.CountDownLatch latch)
+    {
+        try
+        {
+            latch.await();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What the file shows held by a live process: CLAIMED or REMOVING slots, phases, a rebuild mark, a lock; "" when nothing. */
+    private String heldByAnyone()
+    {
+        final Region r = ToolAccess.openReadOnly(dir.resolve("errors"));
+        try
+        {
+            final StringBuilder held = new StringBuilder();
+            for (long i = 0; i < CAPACITY; i++)
+            {
+                final int state = SlotDescriptor.state(r.table().stateWord(i));
+                if (state == SlotDescriptor.CLAIMED || state == SlotDescriptor.REMOVING)
+                {
+                    held.append(" slot ").append(i).append(':').append(SlotDescriptor.stateName(state));
+                }
+            }
+            for (int a = 0; a < 4; a++)
+            {
+                if (r.memory().getLongVolatile(r.layout().attacher(a) + org.shmav.shm.AttacherDescriptor.PHASE_OFFSET) != 0)
+                {
+                    held.append(" phase of attacher ").append(a);
+                }
+            }
+            if ((r.memory().getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) != 0)
+            {
+                held.append(" rebuild mark");
+            }
+            return held.toString();
+        }
+        finally
+        {
+            r.detach();
+        }
+    }
+
     private static ByteBuffer[] addresses(final int first, final int n)
     {
         final ByteBuffer[] all = new ByteBuffer[n];
@@ -153,6 +263,9 @@ class ErrorInsideOperationTest
         private final long[] fiAddr = new long[1];
         private int next;
         private boolean bottom;
+        /** Stop operating after this many StackOverflowErrors met inside an operation (0: never). */
+        int stopAfterOverflows;
+        private int overflows;
 
         Diver(final AddressVector av, final ByteBuffer[] addresses, final AtomicInteger overflowsInside)
         {
@@ -181,7 +294,7 @@ class ErrorInsideOperationTest
         {
             try
             {
-                if (next == addresses.length)
+                if (next == addresses.length || (stopAfterOverflows > 0 && overflows >= stopAfterOverflows))
                 {
                     return;
                 }
@@ -193,6 +306,7 @@ class ErrorInsideOperationTest
             catch (final StackOverflowError e)
             {
                 overflowsInside.incrementAndGet();
+                overflows++;
             }
             catch (final FabricException e)
             {

@@ -20,6 +20,7 @@ import org.shmav.FiErrno;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
+import org.shmav.slots.Writer;
 
 /**
  * The {@link AddressVector} of both kinds: a private AV over a {@link Region} in process memory that
@@ -94,7 +95,13 @@ public final class AddressVectorImpl implements AddressVector
         if (attr.name() != null)
         {
             final NamedAvOpener.Opened opened = NamedAvOpener.open(domain.attr(), attr, requested.type());
-            return new AddressVectorImpl(domain, opened.attr(), context, opened.region(), opened.mapBase(), false);
+            final AddressVectorImpl av = new AddressVectorImpl(domain, opened.attr(), context, opened.region(),
+                opened.mapBase(), false);
+            if (opened.region().writer() != null)
+            {
+                LeftoverJanitor.register(av); // other processes would wait on what an Error leaves: see the janitor
+            }
+            return av;
         }
         final AvLayout layout = GrowableRegion.privateLayout(domain.attr(), attr);
         final long base = NamedAvOpener.generatedMapBase();
@@ -317,6 +324,7 @@ public final class AddressVectorImpl implements AddressVector
                     " endpoint(s) or AV set(s) still reference the AV: close them first");
             }
             closed = true;
+            LeftoverJanitor.unregister(this);
             final EventQueueImpl queue = eq;
             if (queue != null)
             {
@@ -356,6 +364,42 @@ public final class AddressVectorImpl implements AddressVector
             idle.idle();
         }
         return true;
+    }
+
+    /**
+     * The writer's operation count while its operation mark is set (an operation runs, or one was cut
+     * short and left something to give back); -1 when nothing is held. A hint for {@link LeftoverJanitor},
+     * read without the lock.
+     */
+    long leftoverOperations()
+    {
+        final Writer w = regions.current().writer();
+        return w != null && w.hasLeftovers() ? w.operations() : -1;
+    }
+
+    /**
+     * Gives back what an operation cut short left, if the handle's lock can be taken without waiting
+     * (free, or abandoned: see {@link HandleLock#tryTakeAbandoned}). True when nothing is left.
+     */
+    boolean giveBackLeftovers(final boolean lookAtHolder)
+    {
+        if (!writeLock.tryTakeAbandoned(lookAtHolder))
+        {
+            return false;
+        }
+        try
+        {
+            if (closed)
+            {
+                return true;
+            }
+            final Region r = regions.follow("shmav_av_close");
+            return r.writer() == null || !r.writer().hasLeftovers() || r.table().giveBackLeftovers(r.writer());
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
     }
 
     @Override

@@ -13,9 +13,11 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>The lock word is its holder, so that an unlock lost to an Error survives: a StackOverflowError can
  * strike the call to {@link #unlock} in a {@code finally}, and no Java code can prevent that. The
- * holder that meets its own lost unlock at its next {@link #lock} takes the lock back (the lock is not
- * reentrant, so finding itself the holder means exactly that), and a waiter takes a lock whose holder
- * thread has ended.
+ * holder that meets its own lost unlock at its next {@link #lock} takes the lock back, by a CAS to
+ * another word of its own ({@link Retaken}), so that a {@link LeftoverJanitor} that judged the lock
+ * abandoned at the same moment loses its CAS instead of sharing the lock. A waiter takes a lock whose
+ * holder thread has ended; the janitor also takes one whose holder is no longer inside a call of this
+ * package ({@link #tryTakeAbandoned}).
  */
 final class HandleLock
 {
@@ -23,12 +25,14 @@ final class HandleLock
     private static final int SPINS = 100;
     private static final int YIELDS = 100;
     private static final long NAP_NANOS = 20_000;
+    /** Each thread's second lock word, made once, on its first lost unlock. */
+    private static final ThreadLocal<Retaken> RETAKEN = ThreadLocal.withInitial(() -> new Retaken(Thread.currentThread()));
 
     static
     {
         try
         {
-            HOLDER = MethodHandles.lookup().findVarHandle(HandleLock.class, "holder", Thread.class);
+            HOLDER = MethodHandles.lookup().findVarHandle(HandleLock.class, "holder", Object.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -36,13 +40,25 @@ final class HandleLock
         }
     }
 
+    /** The word of a thread that took back the lock it had lost the unlock of: the same owner, another value. */
+    private static final class Retaken
+    {
+        final Thread thread;
+
+        Retaken(final Thread thread)
+        {
+            this.thread = thread;
+        }
+    }
+
+    /** null (free), the holder thread, or the holder's {@link Retaken}. */
     @SuppressWarnings("unused") // accessed through HOLDER
-    private volatile Thread holder;
+    private volatile Object holder;
 
     void lock()
     {
         final Thread me = Thread.currentThread();
-        if (!HOLDER.compareAndSet(this, (Thread)null, me)) // CAS: acquire for what the previous holder wrote
+        if (!HOLDER.compareAndSet(this, (Object)null, me)) // CAS: acquire for what the previous holder wrote
         {
             lockContended(me);
         }
@@ -52,13 +68,20 @@ final class HandleLock
     {
         for (int attempt = 0; ; attempt++)
         {
-            final Thread h = (Thread)HOLDER.getAcquire(this);
-            if (h == me)
+            final Object h = HOLDER.getAcquire(this);
+            final Thread owner = owner(h);
+            if (owner == me)
             {
-                return; // our own unlock was lost to an Error: the lock is ours already
+                // Our own unlock was lost to an Error. Take the lock back by CAS to our other word, so that
+                // a janitor that saw it abandoned and CASes from h now fails.
+                if (HOLDER.compareAndSet(this, h, h == me ? RETAKEN.get() : me))
+                {
+                    return;
+                }
+                continue;
             }
-            if (h == null ? HOLDER.compareAndSet(this, (Thread)null, me)
-                : attempt >= SPINS && !h.isAlive() && HOLDER.compareAndSet(this, h, me))
+            if (h == null ? HOLDER.compareAndSet(this, (Object)null, me)
+                : attempt >= SPINS && !owner.isAlive() && HOLDER.compareAndSet(this, h, me))
             {
                 return; // free, or left by a thread that ended holding it
             }
@@ -79,6 +102,42 @@ final class HandleLock
 
     void unlock()
     {
-        HOLDER.setRelease(this, (Thread)null); // release: everything written under the lock is seen by the next holder
+        HOLDER.setRelease(this, (Object)null); // release: everything written under the lock is seen by the next holder
+    }
+
+    /**
+     * Takes the lock for the calling thread if it is free, or if its holder cannot be using it: the
+     * holder thread ended, or (with {@code lookAtHolder}) it is alive but no frame of this package is on
+     * its stack, so its unlock was lost to an Error and no call of it is running. Never waits.
+     */
+    boolean tryTakeAbandoned(final boolean lookAtHolder)
+    {
+        final Object h = HOLDER.getAcquire(this);
+        if (h == null)
+        {
+            return HOLDER.compareAndSet(this, (Object)null, Thread.currentThread());
+        }
+        final Thread owner = owner(h);
+        final boolean abandoned = !owner.isAlive() || (lookAtHolder && !insideThisPackage(owner));
+        // A holder that took its lock back meanwhile wrote another word: this CAS from h fails then.
+        return abandoned && HOLDER.compareAndSet(this, h, Thread.currentThread());
+    }
+
+    private static Thread owner(final Object h)
+    {
+        return h instanceof Retaken ? ((Retaken)h).thread : (Thread)h;
+    }
+
+    private static boolean insideThisPackage(final Thread t)
+    {
+        final String prefix = HandleLock.class.getPackageName() + ".";
+        for (final StackTraceElement frame : t.getStackTrace())
+        {
+            if (frame.getClassName().startsWith(prefix))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -78,13 +78,22 @@ public final class AuthKeyTable
             }
             LockSupport.parkNanos(10_000);
         }
+        // Marked like a slot operation (SlotTable#begin): if an Error cuts the insert short where no
+        // handler can run, the lock and a claimed entry are given back later (Writer#hasLeftovers).
+        w.authKeyLock = locks;
+        final boolean repairPending = w.needsRepair;
+        w.needsRepair = true;
+        w.operations++;
         try
         {
-            return insertLocked(w, src);
+            final long handle = insertLocked(w, src);
+            w.needsRepair = repairPending;
+            return handle;
         }
         finally
         {
             locks.unlockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET);
+            w.authKeyLock = null;
         }
     }
 

@@ -55,7 +55,7 @@ final class SegmentGrowth
             throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
         }
         final Writer w = view.writer();
-        w.releaseLeftGrowthLock();
+        w.releaseLeftLocks();
         lock(file, call, name);
         w.growthLock = file; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
         try

@@ -295,10 +295,10 @@ public final class SlotTable
     private int begin(final Writer w)
     {
         checkOwned(w);
-        w.releaseLeftGrowthLock();
+        w.releaseLeftLocks();
         if (w.needsRepair)
         {
-            final int repaired = giveBackLeftovers(w);
+            final int repaired = giveBackLeftoversInPhase(w);
             if (repaired != 0)
             {
                 return repaired;
@@ -310,7 +310,24 @@ public final class SlotTable
             }
         }
         w.needsRepair = true;
+        w.operations++;
         return 0;
+    }
+
+    /**
+     * Gives back what operations of {@code w} cut short by an Error left behind, for a caller that holds
+     * the handle's lock and knows no operation of {@code w} is running (a watcher of handles whose thread
+     * met the Error and may never call again). True when nothing is left; false when it must be tried
+     * again later (a rebuild runs, the view is stale, the stack overflowed again).
+     */
+    public boolean giveBackLeftovers(final Writer w)
+    {
+        w.releaseLeftLocks();
+        if (w.needsRepair && giveBackLeftoversInPhase(w) != 0)
+        {
+            return false;
+        }
+        return !w.hasLeftovers();
     }
 
     /**
@@ -318,7 +335,7 @@ public final class SlotTable
      * an operation cut short left: 0, with {@code w.needsRepair} cleared unless the give-back overflowed
      * the stack again; or -EAGAIN / {@link #STALE_VIEW} when the phase could not be entered now.
      */
-    private int giveBackLeftovers(final Writer w)
+    private int giveBackLeftoversInPhase(final Writer w)
     {
         final int entered = rebuild.enterPhase(w);
         if (entered != IndexRebuild.ENTERED)
@@ -384,8 +401,8 @@ public final class SlotTable
      */
     public void detach(final Writer w)
     {
-        w.releaseLeftGrowthLock();
-        if (w.needsRepair && (giveBackLeftovers(w) != 0 || w.needsRepair))
+        w.releaseLeftLocks();
+        if (w.needsRepair && (giveBackLeftoversInPhase(w) != 0 || w.needsRepair))
         {
             attachers.leaveToRecovery(w);
             return;

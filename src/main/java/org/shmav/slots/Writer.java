@@ -5,6 +5,7 @@ import static org.shmav.shm.AttacherDescriptor.*;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
 
 /** This process's attacher entry in one region: the owner of its claims and its journal. */
@@ -37,8 +38,12 @@ public final class Writer
      * back yet: see {@link SlotTable#begin}.
      */
     boolean needsRepair;
+    /** Operations this writer began: lets a watcher tell an operation that is still running from one that ended. */
+    long operations;
     /** The file whose growth lock this writer holds (SegmentGrowth), or null. */
     AvFileChannel growthLock;
+    /** The locks whose auth-key lock byte this writer holds (AuthKeyTable), or null. */
+    Liveness authKeyLock;
 
     Writer(final Memory m, final int index, final int entry)
     {
@@ -71,13 +76,34 @@ public final class Writer
         m.setLongRelease(entry + JOURNAL_OFFSET, value);
     }
 
-    /** Gives back a growth lock that an Error kept this writer's growth from unlocking. */
-    void releaseLeftGrowthLock()
+    /**
+     * True when an operation of this writer is running, or one was cut short by an Error and left
+     * something to give back (a claim, a removal, the phase, a lock). Read by a thread that does not hold
+     * the handle's lock only as a hint (plain fields), and again under it.
+     */
+    public boolean hasLeftovers()
+    {
+        return needsRepair || growthLock != null || authKeyLock != null;
+    }
+
+    /** See {@link #operations}. */
+    public long operations()
+    {
+        return operations;
+    }
+
+    /** Gives back a growth or auth-key lock that an Error kept this writer from unlocking. */
+    void releaseLeftLocks()
     {
         if (growthLock != null)
         {
             growthLock.unlock(AvFileDescriptor.GROWTH_LOCK_OFFSET);
             growthLock = null;
+        }
+        if (authKeyLock != null)
+        {
+            authKeyLock.unlockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET);
+            authKeyLock = null;
         }
     }
 
