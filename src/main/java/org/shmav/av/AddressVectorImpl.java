@@ -314,6 +314,7 @@ public final class AddressVectorImpl implements AddressVector
         writeLock.lock();
         try
         {
+            regions.startCall();
             if (closed)
             {
                 return;
@@ -389,6 +390,7 @@ public final class AddressVectorImpl implements AddressVector
         }
         try
         {
+            regions.startCall();
             if (closed)
             {
                 return true;
@@ -410,6 +412,7 @@ public final class AddressVectorImpl implements AddressVector
         writeLock.lock();
         try
         {
+            regions.startCall();
             final Region r = regions.follow("shmav_av_recover");
             return r.table().recoverDead() + (r.table().finishAbandonedRebuild(r.writer()) ? 1 : 0);
         }

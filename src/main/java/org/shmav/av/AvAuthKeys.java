@@ -51,6 +51,7 @@ final class AvAuthKeys
         writeLock.lock();
         try
         {
+            regions.startCall();
             final Region region = regions.current();
             final long index = region.authKeys().insert(region.writer(), authKey);
             if (index == -FiErrno.EOVERFLOW)

@@ -37,10 +37,12 @@ final class AvEntryUpdates
         AvCallChecks.checkRemove(fiAddr, count, flags);
         int invalid = 0;
         int busy = 0;
+        int again = 0;
         long firstBad = 0;
         writeLock.lock();
         try
         {
+            regions.startCall();
             for (int i = 0; i < count; i++)
             {
                 final int result;
@@ -57,6 +59,10 @@ final class AvEntryUpdates
                 {
                     busy++;
                 }
+                else if (result == -FiErrno.EAGAIN)
+                {
+                    again++;
+                }
                 else if (result < 0 && invalid++ == 0)
                 {
                     firstBad = fiAddr[i];
@@ -71,6 +77,13 @@ final class AvEntryUpdates
         {
             throw new FabricException("fi_av_remove", FiErrno.EBUSY, busy + " auth key(s) are in use by enabled " +
                 "endpoints: close them first");
+        }
+        if (again > 0)
+        {
+            throw new FabricException("fi_av_remove", FiErrno.EAGAIN, again + " of " + count + " fi_addr values were " +
+                "not removed: another live process kept the index busy past the call's deadline (stopped, or very " +
+                "slow)" + (invalid > 0 ? "; " + invalid + " were unset, removed or out of range" : "") +
+                "; the others were removed: remove those again");
         }
         if (invalid > 0)
         {
@@ -99,6 +112,7 @@ final class AvEntryUpdates
         writeLock.lock();
         try
         {
+            regions.startCall();
             while (true)
             {
                 final Region region = regions.current();

@@ -71,6 +71,7 @@ final class AvInserter
         writeLock.lock();
         try
         {
+            regions.startCall();
             av.checkOpen("fi_av_insert");
             inserted = insertLocked(addrs, count, offsets, fiAddr, flags, ctx, syncErr, events);
         }
@@ -271,6 +272,7 @@ final class AvInserter
         writeLock.lock();
         try
         {
+            regions.startCall();
             long result;
             do
             {

@@ -6,6 +6,7 @@ import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvLayout;
 import org.shmav.slots.Region;
+import org.shmav.slots.Writer;
 
 /**
  * The region behind one AV handle, as this handle sees it now: a private AV's region in process memory,
@@ -43,6 +44,19 @@ final class GrowableRegion
                 layout.fileLength() + " bytes, more than one region can hold");
         }
         return layout;
+    }
+
+    /**
+     * Starts an API call on this handle, under its write lock: the waits the call meets on other
+     * processes share one deadline (see {@link org.shmav.slots.Writer#startCall}).
+     */
+    void startCall()
+    {
+        final Writer w = region.writer();
+        if (w != null)
+        {
+            w.startCall();
+        }
     }
 
     /** The region now; a private AV's may be replaced by the next grow. */

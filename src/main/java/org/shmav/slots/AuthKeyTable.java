@@ -69,7 +69,7 @@ public final class AuthKeyTable
      */
     public long insert(final Writer w, final ByteBuffer src)
     {
-        final long deadline = System.nanoTime() + Waits.CLAIM_WAIT_NANOS;
+        final long deadline = Waits.deadline(w);
         while (!locks.tryLockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET))
         {
             if (Waits.passed(deadline))

@@ -110,7 +110,6 @@ final class IndexRebuild
      */
     int enterPhase(final Writer w)
     {
-        long deadline = Waits.NO_DEADLINE;
         while (true)
         {
             m.setLongVolatile(w.entry + PHASE_OFFSET, 1);
@@ -129,8 +128,7 @@ final class IndexRebuild
             {
                 return STALE;
             }
-            deadline = Waits.startWaiting(deadline);
-            if (!awaitRebuild(w, epoch, deadline))
+            if (!awaitRebuild(w, epoch, Waits.deadline(w)))
             {
                 return TIMED_OUT;
             }
@@ -232,7 +230,7 @@ final class IndexRebuild
         final long epoch = m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET);
         if ((epoch & 0xFFFF_FFFFL) != 0)
         {
-            awaitRebuild(w, epoch, System.nanoTime() + Waits.CLAIM_WAIT_NANOS);
+            awaitRebuild(w, epoch, Waits.deadline(w));
             return false; // someone else rebuilt
         }
         if (stale())
@@ -287,7 +285,7 @@ final class IndexRebuild
     /** True once no other writer is inside its phase; false when a live one stayed past {@link #PHASE_WAIT_NANOS}. */
     private boolean awaitPhasesZero(final Writer w)
     {
-        final long deadline = System.nanoTime() + PHASE_WAIT_NANOS;
+        final long deadline = Waits.within(w, PHASE_WAIT_NANOS);
         final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
             layout.attachersCapacity());
         for (int a = 0; a < highWater; a++)

@@ -56,7 +56,7 @@ final class SegmentGrowth
         }
         final Writer w = view.writer();
         w.releaseLeftLocks();
-        lock(file, call, name);
+        lock(file, w, call, name);
         w.growthLock = file; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
         try
         {
@@ -89,9 +89,9 @@ final class SegmentGrowth
         }
     }
 
-    private static void lock(final AvFileChannel file, final String call, final String name)
+    private static void lock(final AvFileChannel file, final Writer w, final String call, final String name)
     {
-        final long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
+        final long deadline = Waits.within(w, LOCK_WAIT_NANOS);
         while (!file.tryLock(GROWTH_LOCK_OFFSET))
         {
             if (System.nanoTime() - deadline > 0)
@@ -134,7 +134,7 @@ final class SegmentGrowth
             next.table().rebuildBuckets();
             m.setIntRelease(SEGMENT_COUNT_OFFSET, segments);
         };
-        final long deadline = System.nanoTime() + QUIESCE_WAIT_NANOS;
+        final long deadline = Waits.within(w, QUIESCE_WAIT_NANOS);
         while (!view.table().quiesce(w, indexAndPublish))
         {
             if (System.nanoTime() - deadline > 0)

@@ -182,7 +182,7 @@ final class SlotInserter
             // a writer of this very address, so the AV is full only if the claims are settled again
             // after that attempt failed. Then look a last time: a writer that published this address
             // in between indexed it first.
-            deadline = deadline != Waits.NO_DEADLINE ? deadline : System.nanoTime() + FULL_SETTLE_NANOS;
+            deadline = deadline != Waits.NO_DEADLINE ? deadline : Waits.within(w, FULL_SETTLE_NANOS);
             final boolean settled = !claimsInFlight(w) || Waits.passed(deadline);
             if (settled && lastLook)
             {
@@ -219,7 +219,6 @@ final class SlotInserter
         final long authKey, final long userId, final long mapBase, final long hash)
     {
         final int slot = layout.slot(index);
-        long deadline = Waits.NO_DEADLINE;
         while (true)
         {
             final long s = m.getLongVolatile(slot + STATE_OFFSET);
@@ -253,8 +252,7 @@ final class SlotInserter
                 }
                 continue;
             }
-            deadline = Waits.startWaiting(deadline);
-            if (!waitForOwner(w, s, deadline))
+            if (!waitForOwner(w, s, Waits.deadline(w)))
             {
                 return -FiErrno.EAGAIN;
             }
@@ -284,7 +282,6 @@ final class SlotInserter
     {
         final int tag = (int)(hash >>> 32);
         final long entry = ((long)tag << 32) | (ownSlot + 1);
-        long deadline = Waits.NO_DEADLINE;
         long bucket = hash & bucketMask;
         long probes = 0;
         while (probes <= bucketMask)
@@ -301,8 +298,7 @@ final class SlotInserter
             }
             if (b != TOMBSTONE && (int)(b >>> 32) == tag)
             {
-                deadline = Waits.startWaiting(deadline);
-                final long result = examine(w, b, bucketOffset, src, off, len, authKey, userId, deadline);
+                final long result = examine(w, b, bucketOffset, src, off, len, authKey, userId);
                 if (result == RETRY)
                 {
                     continue;
@@ -320,7 +316,7 @@ final class SlotInserter
 
     /** One bucket entry of the same tag: a match (slot, reference taken), NO_MATCH, RETRY or -errno. */
     private long examine(final Writer w, final long b, final int bucketOffset, final ByteBuffer src, final int off,
-        final int len, final long authKey, final long userId, final long deadline)
+        final int len, final long authKey, final long userId)
     {
         final long other = (b & 0xFFFF_FFFFL) - 1;
         if (other < 0 || other >= capacity)
@@ -352,7 +348,7 @@ final class SlotInserter
         {
             return NO_MATCH; // our own claim (insertAt): never reached, kept for safety
         }
-        return waitForOwner(w, s, deadline) ? RETRY : -FiErrno.EAGAIN;
+        return waitForOwner(w, s, Waits.deadline(w)) ? RETRY : -FiErrno.EAGAIN; // the clock starts at the first wait
     }
 
     /**

@@ -14,10 +14,26 @@ final class Waits
     {
     }
 
-    /** {@code deadline}, or one {@link #CLAIM_WAIT_NANOS} from now when it is {@link #NO_DEADLINE}. */
-    static long startWaiting(final long deadline)
+    /**
+     * The deadline of the API call {@code w} runs ({@link Writer#startCall}): one {@link #CLAIM_WAIT_NANOS}
+     * after its first wait began, which this starts if none did.
+     */
+    static long deadline(final Writer w)
     {
-        return deadline != NO_DEADLINE ? deadline : System.nanoTime() + CLAIM_WAIT_NANOS;
+        if (w.callDeadline == NO_DEADLINE)
+        {
+            final long d = System.nanoTime() + CLAIM_WAIT_NANOS;
+            w.callDeadline = d == NO_DEADLINE ? 1 : d;
+        }
+        return w.callDeadline;
+    }
+
+    /** {@code nanos} from now, or the call's deadline if that comes first. */
+    static long within(final Writer w, final long nanos)
+    {
+        final long own = System.nanoTime() + nanos;
+        final long call = deadline(w);
+        return call - own < 0 ? call : own;
     }
 
     static boolean passed(final long deadline)

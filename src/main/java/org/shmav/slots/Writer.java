@@ -38,6 +38,12 @@ public final class Writer
      * back yet: see {@link SlotTable#begin}.
      */
     boolean needsRepair;
+    /**
+     * When the API call now running must stop waiting on other processes ({@link Waits#deadline}), or
+     * {@link Waits#NO_DEADLINE} until its first wait: one bound for the whole call, however many
+     * addresses it holds and however many waits they meet.
+     */
+    long callDeadline;
     /** Operations this writer began: lets a watcher tell an operation that is still running from one that ended. */
     long operations;
     /** The file whose growth lock this writer holds (SegmentGrowth), or null. */
@@ -84,6 +90,17 @@ public final class Writer
     public boolean hasLeftovers()
     {
         return needsRepair || growthLock != null || authKeyLock != null;
+    }
+
+    /**
+     * Starts an API call (under the handle's lock): its waits on other processes share one deadline,
+     * {@link Waits#CLAIM_WAIT_NANOS} after the first of them began, so that a batch returns within that
+     * bound plus its own work, whatever other processes do; what it could not do by then fails with
+     * FI_EAGAIN at once.
+     */
+    public void startCall()
+    {
+        callDeadline = Waits.NO_DEADLINE;
     }
 
     /** See {@link #operations}. */
