@@ -239,9 +239,9 @@ final class AvInserter
                 regions.grow(r.layout().capacity() + 1, call);
                 continue;
             }
-            if (!r.layout().canGrow())
+            if (!r.layout().canGrow() || r.writer().hasNoRoomThisCall())
             {
-                return result;
+                return result; // at its maximum, or this call already failed to grow it: no second try
             }
             try
             {
@@ -249,6 +249,12 @@ final class AvInserter
             }
             catch (final FabricException e)
             {
+                if (e.errno() == FiErrno.ENOSPC)
+                {
+                    // The maximum, or a full file system: the call's other new addresses fail at once
+                    // instead of each zero-filling and cutting back the file again (a later call tries).
+                    r.writer().noRoomThisCall();
+                }
                 return -e.errno(); // a per-address failure, as a full AV's FI_ENOSPC is
             }
         }

@@ -92,6 +92,12 @@ final class Attachers
      */
     long count()
     {
+        return count(m, layout);
+    }
+
+    /** See {@link #count()}: O(attachers), whatever the AV's size. */
+    static long count(final Memory m, final AvLayout layout)
+    {
         final long highWater = Math.min(m.getLongAcquire(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
             layout.attachersCapacity());
         int count = 0;

@@ -69,6 +69,7 @@ public final class AuthKeyTable
      */
     public long insert(final Writer w, final ByteBuffer src)
     {
+        w.beginOperation();
         final long deadline = Waits.deadline(w);
         while (!locks.tryLockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET))
         {
@@ -83,7 +84,6 @@ public final class AuthKeyTable
         w.authKeyLock = locks;
         final boolean repairPending = w.needsRepair;
         w.needsRepair = true;
-        w.operations++;
         try
         {
             final long handle = insertLocked(w, src);

@@ -29,9 +29,9 @@ import org.shmav.shm.AvFileDescriptor;
  * <p>A writer may spread its claims instead (AvAttr.lowestIndex false, {@link #claimSpread}): it keeps
  * a run of its own and never moves the hint, so the rule above holds for the other writers.
  *
- * <p>A slot freed by a writer that died before marking, and every slot of a layout 1.0 file (whose
- * marks are all zero), is found by the slot-by-slot scan that runs when no marked group has a FREE
- * slot.
+ * <p>A slot freed by a writer that died between its freeing CAS and its mark is marked by the
+ * recoverer of that writer's entry ({@link #markUnmarkedFree}), so a claim never reads the state words
+ * of unmarked groups: finding an AV full costs a read of the marks (2 KiB at most), not of every slot.
  */
 final class FreeSlots
 {
@@ -110,11 +110,7 @@ final class FreeSlots
         final long shared = Math.min(hint & INDEX_MASK, capacity);
         final long epoch = hint >>> 32;
         final long start = epoch == w.hintEpoch ? Math.max(shared, Math.min(w.nextFree, capacity)) : shared;
-        long slot = claimMarked(w, start);
-        if (slot < 0)
-        {
-            slot = scan(w, start); // a FREE slot whose group was never marked (see the class comment)
-        }
+        final long slot = claimMarked(w, start);
         if (slot >= 0)
         {
             // [start, slot) held no FREE slot when searched; while no freeing bumps the epoch, the
@@ -128,7 +124,30 @@ final class FreeSlots
             return slot;
         }
         w.hintEpoch = -1;
-        return start > 0 ? scan(w, 0) : -1; // the hint is stale only after a writer died mid-removal
+        // The hint (or this writer's own start) is too high only after a writer died between freeing a
+        // slot and lowering the hint: look at the marked groups from the first.
+        return start > 0 ? claimMarked(w, 0) : -1;
+    }
+
+    /**
+     * Marks the group of every FREE slot whose group is not marked, and lowers the hint to the lowest
+     * such slot: what a writer that died between its freeing CAS and its mark did not do. Reads every
+     * state word (O(capacity)), so it runs only when a dead writer's entry was recovered. Returns the
+     * slots found so.
+     */
+    int markUnmarkedFree()
+    {
+        int found = 0;
+        for (long i = 0; i < capacity; i++)
+        {
+            if (state(m.getLongVolatile(layout.slot(i) + STATE_OFFSET)) == FREE &&
+                (m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(i >>> groupShift)) & (1L << (i >>> groupShift))) == 0)
+            {
+                freed(i);
+                found++;
+            }
+        }
+        return found;
     }
 
     /**
@@ -270,19 +289,6 @@ final class FreeSlots
                 {
                     return i;
                 }
-            }
-        }
-        return -1;
-    }
-
-    /** Every slot from {@code from} up, one state word at a time: the first FREE one claimed, or -1. */
-    private long scan(final Writer owner, final long from)
-    {
-        for (long i = from; i < capacity; i++)
-        {
-            if (tryClaim(owner, i))
-            {
-                return i;
             }
         }
         return -1;

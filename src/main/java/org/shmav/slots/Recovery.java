@@ -32,14 +32,17 @@ final class Recovery
     private final Memory m;
     private final AvLayout layout;
     private final SlotRemover remover;
+    private final FreeSlots free;
     private final Liveness liveness;
     private final long capacity;
 
-    Recovery(final Memory m, final AvLayout layout, final SlotRemover remover, final Liveness liveness)
+    Recovery(final Memory m, final AvLayout layout, final SlotRemover remover, final FreeSlots free,
+        final Liveness liveness)
     {
         this.m = m;
         this.layout = layout;
         this.remover = remover;
+        this.free = free;
         this.liveness = liveness;
         this.capacity = layout.capacity();
     }
@@ -91,7 +94,9 @@ final class Recovery
                 // leave the entry to a recoverer whose view is current.
                 return 0;
             }
-            final int repaired = repair(a, entry);
+            // The dead writer may have freed a slot and died before marking its group: claims look at
+            // marked groups only, so mark such slots now (once per dead writer).
+            final int repaired = repair(a, entry) + free.markUnmarkedFree();
             m.compareAndSetLong(entry + TOKEN_OFFSET, token, 0L);
             return repaired;
         }

@@ -163,10 +163,14 @@ final class SlotInserter
             {
                 return existing;
             }
-            long slot = free.claimLowest(w);
-            if (slot < 0 && recovery.recoverDead() > 0)
+            if (w.callFull)
             {
-                slot = free.claimLowest(w); // slots held by dead writers came back
+                return -FiErrno.ENOSPC; // this call found the AV full already: a present address was all it could take
+            }
+            long slot = free.claimLowest(w);
+            if (slot < 0 && (recovery.recoverDead() > 0 || unmarkedFreeFound()))
+            {
+                slot = free.claimLowest(w); // slots held by dead writers came back, or were found unmarked
             }
             if (slot >= 0)
             {
@@ -183,11 +187,16 @@ final class SlotInserter
             // after that attempt failed. Then look a last time: a writer that published this address
             // in between indexed it first.
             deadline = deadline != Waits.NO_DEADLINE ? deadline : Waits.within(w, FULL_SETTLE_NANOS);
-            final boolean settled = !claimsInFlight(w) || Waits.passed(deadline);
+            final boolean settled = !othersInPhase(w) || Waits.passed(deadline);
             if (settled && lastLook)
             {
                 final long last = findOrReference(w, src, off, len, authKey, hash, -1, userId);
-                return last != NO_MATCH ? last : -FiErrno.ENOSPC;
+                if (last != NO_MATCH)
+                {
+                    return last;
+                }
+                w.callFull = true;
+                return -FiErrno.ENOSPC;
             }
             lastLook = settled;
             if (!settled)
@@ -198,16 +207,29 @@ final class SlotInserter
     }
 
     /**
-     * True when a writer other than {@code w} holds a slot CLAIMED, or any slot is REMOVING (a removal,
-     * perhaps a dead writer's being finished by a recoverer, is about to free it). Only on the
-     * full-table path.
+     * The marks said no slot is FREE. When the count says fewer entries than slots, some slots are
+     * FREE in unmarked groups (a foreign or damaged file; a dead freer's are marked by its recoverer)
+     * or in flight: read every state word once and mark what is FREE. A full AV's count equals its
+     * capacity, so its FI_ENOSPC costs no such read.
      */
-    private boolean claimsInFlight(final Writer w)
+    private boolean unmarkedFreeFound()
     {
-        for (long i = 0; i < capacity; i++)
+        return Attachers.count(m, layout) < capacity && free.markUnmarkedFree() > 0;
+    }
+
+    /**
+     * True when a writer other than {@code w} is inside an insert or a removal: it may hold a claim it
+     * is about to give back, or a slot it is about to free. Reads the attacher entries' phase words, not
+     * the slots, so that finding a full AV full costs the same whatever its size. Only on the full-table
+     * path.
+     */
+    private boolean othersInPhase(final Writer w)
+    {
+        final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
+            layout.attachersCapacity());
+        for (int a = 0; a < highWater; a++)
         {
-            final long s = reader.stateWord(i);
-            if ((state(s) == CLAIMED && payload(s) != w.index) || state(s) == REMOVING)
+            if (a != w.index && m.getLongVolatile(layout.attacher(a) + PHASE_OFFSET) != 0)
             {
                 return true;
             }

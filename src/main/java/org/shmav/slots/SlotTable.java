@@ -69,7 +69,7 @@ public final class SlotTable
         this.index = new DedupIndex(m, layout, reader);
         final FreeSlots free = new FreeSlots(m, layout);
         this.remover = new SlotRemover(m, layout, index, free);
-        this.recovery = new Recovery(m, layout, remover, liveness);
+        this.recovery = new Recovery(m, layout, remover, free, liveness);
         this.rebuild = new IndexRebuild(m, layout, index, recovery);
         this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, rebuild);
         this.attachers = new Attachers(m, layout, recovery, liveness);
@@ -310,7 +310,7 @@ public final class SlotTable
             }
         }
         w.needsRepair = true;
-        w.operations++;
+        w.beginOperation();
         return 0;
     }
 

@@ -44,6 +44,13 @@ public final class Writer
      * addresses it holds and however many waits they meet.
      */
     long callDeadline;
+    /**
+     * The API call now running found the AV full with no way to grow it (its maximum, the file
+     * system): its other new addresses fail with FI_ENOSPC at once. A later call tries again.
+     */
+    boolean callFull;
+    /** {@link #startCall} was called: the call's state spans operations until the next call starts. */
+    private boolean inCall;
     /** Operations this writer began: lets a watcher tell an operation that is still running from one that ended. */
     long operations;
     /** The file whose growth lock this writer holds (SegmentGrowth), or null. */
@@ -101,6 +108,37 @@ public final class Writer
     public void startCall()
     {
         callDeadline = Waits.NO_DEADLINE;
+        callFull = false;
+        inCall = true;
+    }
+
+    /**
+     * Starts one operation: a writer that no API call started ({@link #startCall}; tests and tools that
+     * use the slot table directly) makes each operation a call of its own.
+     */
+    void beginOperation()
+    {
+        if (!inCall)
+        {
+            callDeadline = Waits.NO_DEADLINE;
+            callFull = false;
+        }
+        operations++;
+    }
+
+    /**
+     * The AV could not grow for an insert of this call (FI_ENOSPC from the growth: its maximum, or a full
+     * file system): the call's other new addresses fail with FI_ENOSPC without trying again.
+     */
+    public void noRoomThisCall()
+    {
+        callFull = true;
+    }
+
+    /** True once this call found the AV full with no room to grow (see {@link #noRoomThisCall}). */
+    public boolean hasNoRoomThisCall()
+    {
+        return callFull;
     }
 
     /** See {@link #operations}. */

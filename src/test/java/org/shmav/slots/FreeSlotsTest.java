@@ -134,7 +134,8 @@ class FreeSlotsTest
     @Test
     void shouldStillFindFreeSlotsWhoseGroupsAreNotMarked()
     {
-        // A writer killed between freeing and marking leaves such a slot.
+        // A writer killed between freeing and marking leaves such a slot: the count (below the capacity)
+        // makes the claim read the state words once and mark what is FREE.
         final Region r = full();
         assertEquals(0, r.table().remove(r.writer(), 640));
         assertEquals(0, r.table().remove(r.writer(), 999));
@@ -147,7 +148,7 @@ class FreeSlotsTest
     @Test
     void shouldFillAFileWithoutMarksInOrder()
     {
-        // A layout 1.0 file: no mark is ever set by its creator.
+        // A file whose creator marked no group (a foreign writer's): found through the count check.
         final Region r = region(CAPACITY);
         clearAllMarks(r);
         for (int i = 0; i < CAPACITY; i++)

@@ -267,6 +267,25 @@ class ExhaustionIT
             assertEquals(0, av.insert(FuzzRunner.inet(inserted + 1), 1, one, Fi.SYNC_ERR, err));
             assertEquals(FiErrno.ENOSPC, err[0]);
             assertEquals(published, Files.size(file), "a failed reservation is cut back: the file is its published length");
+            // A batch into the full AV: the first address finds no room to grow, the others fail at once
+            // (each used to zero-fill and cut back the file again: about 15 ms an address).
+            final int batch = 1_024;
+            final ByteBuffer addrs = ByteBuffer.allocate(16 * batch);
+            for (int i = 0; i < batch; i++)
+            {
+                addrs.put(FuzzRunner.inet(inserted + 2 + i));
+            }
+            final int[] errors = new int[batch];
+            final long start = System.nanoTime();
+            assertEquals(0, av.insert(addrs.flip(), batch, new long[batch], Fi.SYNC_ERR, errors));
+            final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            for (int i = 0; i < batch; i++)
+            {
+                assertEquals(FiErrno.ENOSPC, errors[i], "address " + i);
+            }
+            System.out.println("ExhaustionIT: a batch of " + batch + " into the AV that cannot grow: FI_ENOSPC in " + millis + " ms");
+            assertTrue(millis < 2_000, "a batch of " + batch + " took " + millis + " ms to be refused");
+            assertEquals(published, Files.size(file));
             assertEquals(inserted, av.count());
         }
         // Another process, opened afterwards, reads every entry of the AV the failed growths left.
