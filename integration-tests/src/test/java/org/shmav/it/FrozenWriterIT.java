@@ -114,7 +114,7 @@ class FrozenWriterIT
                 }
                 finally
                 {
-                    signal("CONT", child.pid());
+                    Freezer.thaw(child.pid());
                 }
                 final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 final String report = String.format("child frozen with phase=1 after %d tries; %d ops in %d ms, %d rebuild " +
@@ -150,14 +150,13 @@ class FrozenWriterIT
             {
                 fail("the child exited:\n" + child.output());
             }
-            signal("STOP", child.pid());
-            awaitStopped(child.pid());
+            Freezer.stop(child.pid());
             final long phase = phaseOf(child.pid(), m, layout);
             if (phase == 1)
             {
                 return tries;
             }
-            signal("CONT", child.pid());
+            Freezer.thaw(child.pid());
             Thread.sleep(random.nextInt(3));
         }
         fail("never caught the child inside its phase within 30 s:\n" + child.output());
@@ -285,31 +284,5 @@ class FrozenWriterIT
             }
             Thread.sleep(10);
         }
-    }
-
-    /** Waits (bounded) until /proc says the process is stopped: SIGSTOP is delivered asynchronously. */
-    private static void awaitStopped(final long pid) throws Exception
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (true)
-        {
-            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            final char state = stat.charAt(stat.lastIndexOf(')') + 2);
-            if (state == 'T' || state == 't')
-            {
-                return;
-            }
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("pid " + pid + " is not stopped 5 s after SIGSTOP: state " + state);
-            }
-            Thread.sleep(1);
-        }
-    }
-
-    private static void signal(final String signal, final long pid) throws Exception
-    {
-        final Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "kill -" + signal + " " + pid);
     }
 }

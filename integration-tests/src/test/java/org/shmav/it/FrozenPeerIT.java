@@ -1,0 +1,261 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.slots.Region;
+import org.shmav.slots.ToolAccess;
+
+/**
+ * A process frozen (SIGSTOP) in the middle of a growth, or of an index rebuild, holds what every other
+ * writer then needs (the growth lock; the rebuild mark). A batch call of another process must still
+ * return within one bound ({@value #BOUND_MILLIS} ms: one wait of 5 s and the work), failing what it
+ * could not do with FI_EAGAIN, never blocking for 5 s per address (a batch of {@value #BATCH} took
+ * {@value #BATCH} x 5 s before); lookups go on meanwhile; and once the frozen process runs again, so
+ * does everyone. The child is caught inside by watching the lock byte or the mark through this
+ * JVM's read-only view, then stopped; a child that left before the stop landed is let go on to the
+ * next attempt.
+ */
+class FrozenPeerIT
+{
+    /**
+     * Segments this large (and larger: each growth doubles) take milliseconds to reserve: time enough to
+     * catch the grower inside. The default maximum leaves room for 4 growths.
+     */
+    private static final int COUNT = 1 << 18;
+    private static final int BATCH = 16;
+    private static final long BOUND_MILLIS = 15_000;
+    private static final int ATTEMPTS = 4;
+
+    private Path dir;
+
+    @AfterEach
+    void tearDown() throws Exception
+    {
+        ShmDirs.delete(dir);
+    }
+
+    @Test
+    void shouldReturnWithinTheBoundBesideAGrowerFrozenInsideItsGrowth() throws Exception
+    {
+        dir = ShmDirs.create();
+        final Path gates = Files.createDirectories(dir.resolve("gates"));
+        try (Domain d = domain(); AddressVector av = open(d, "grows"))
+        {
+            final Region view = ToolAccess.openReadOnly(dir.resolve("grows"));
+            try (ChildJvm grower = ChildJvm.start(FrozenPeer.class, dir.resolve("out"), dir.toString(), "grows", "grow",
+                gates.toString()))
+            {
+                awaitLine(grower, "ready");
+                final AvFileChannel file = view.file();
+                int next = 0;
+                boolean caught = false;
+                for (int k = 1; k <= ATTEMPTS && !caught; k++)
+                {
+                    next = fillTo(av, next, (long)COUNT << (k - 1)); // full: the grower's next insert grows it
+                    Files.createFile(gates.resolve("go." + k));
+                    caught = freezeWhen(grower, () -> file.probe(AvFileDescriptor.GROWTH_LOCK_OFFSET) == AvFileChannel.Probe.HELD);
+                    if (!caught)
+                    {
+                        awaitLine(grower, "grew " + k); // it finished before the stop landed: again, on the grown AV
+                    }
+                }
+                assertTrue(caught, "never caught the grower inside a growth in " + ATTEMPTS + " attempts:\n" + grower.output());
+                try
+                {
+                    // Every new address needs a slot, the AV is full, and the growth lock is the frozen grower's.
+                    final long millis = insertBatchExpectingEagain(av, 200_000_000);
+                    System.out.println("FrozenPeerIT: beside a frozen grower, a batch of " + BATCH + " failed FI_EAGAIN in " +
+                        millis + " ms");
+                    assertTrue(millis < BOUND_MILLIS, "a batch of " + BATCH + " took " + millis + " ms beside a frozen grower");
+                    assertEquals(16, av.lookup(0, ByteBuffer.allocate(16)), "lookups go on");
+                }
+                finally
+                {
+                    Freezer.thaw(grower.pid());
+                }
+                awaitLine(grower, "grew");
+                assertEquals(BATCH, av.insert(addresses(200_000_000, BATCH), BATCH, new long[BATCH], 0, null),
+                    "inserts go on once the grower runs again");
+            }
+            finally
+            {
+                view.detach();
+            }
+        }
+    }
+
+    @Test
+    void shouldReturnWithinTheBoundBesideARebuilderFrozenInsideItsRebuild() throws Exception
+    {
+        dir = ShmDirs.create();
+        final Path gates = Files.createDirectories(dir.resolve("gates"));
+        try (Domain d = domain(); AddressVector av = open(d, "rebuilds"))
+        {
+            final int present = COUNT / 2; // a rebuild then has work to do, and inserts have free slots
+            fillTo(av, 0, present);
+            final long[] some = {1, 2, 3};
+            final Region view = ToolAccess.openReadOnly(dir.resolve("rebuilds"));
+            try (ChildJvm rebuilder = ChildJvm.start(FrozenPeer.class, dir.resolve("out"), dir.toString(), "rebuilds",
+                "rebuild", gates.toString()))
+            {
+                final long mark = Long.parseLong(awaitLine(rebuilder, "writer ").substring("writer ".length()).trim()) + 1;
+                Files.createFile(gates.resolve("go.1"));
+                boolean caught = false;
+                for (int k = 1; k <= ATTEMPTS && !caught; k++)
+                {
+                    caught = freezeWhen(rebuilder,
+                        () -> (view.memory().getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) == mark);
+                }
+                assertTrue(caught, "never caught the rebuilder inside a rebuild:\n" + rebuilder.output());
+                try
+                {
+                    final long insertMillis = insertBatchExpectingEagain(av, 300_000_000);
+                    long start = System.nanoTime();
+                    final FabricException e = assertThrows(FabricException.class, () -> av.remove(some, some.length, 0));
+                    final long removeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    assertEquals(FiErrno.EAGAIN, e.errno(), e.getMessage());
+                    System.out.println("FrozenPeerIT: beside a frozen rebuilder, a batch of " + BATCH + " inserts failed " +
+                        "FI_EAGAIN in " + insertMillis + " ms, a removal of " + some.length + " in " + removeMillis + " ms");
+                    assertTrue(insertMillis < BOUND_MILLIS && removeMillis < BOUND_MILLIS, "beside a frozen rebuilder: " +
+                        insertMillis + " ms for the inserts, " + removeMillis + " ms for the removal");
+                    start = System.nanoTime();
+                    assertEquals(16, av.lookup(5, ByteBuffer.allocate(16)), "lookups go on");
+                    assertEquals(5, av.reverseLookup(addresses(5, 1)), "reverse lookups go on (a scan meanwhile)");
+                }
+                finally
+                {
+                    Freezer.thaw(rebuilder.pid());
+                }
+                rebuilder.kill(); // a rebuilder killed mid-rebuild: the next writer takes the rebuild over
+                assertEquals(BATCH, av.insert(addresses(300_000_000, BATCH), BATCH, new long[BATCH], 0, null),
+                    "inserts go on once the rebuilder is gone");
+                av.remove(some, some.length, 0);
+                assertEquals(present + BATCH - some.length, av.count());
+            }
+            finally
+            {
+                view.detach();
+            }
+        }
+    }
+
+    /** A batch of new addresses from {@code first}: each fails with FI_EAGAIN; returns how long the call took. */
+    private static long insertBatchExpectingEagain(final AddressVector av, final int first)
+    {
+        final long[] fiAddr = new long[BATCH];
+        final int[] errors = new int[BATCH];
+        final long start = System.nanoTime();
+        assertEquals(0, av.insert(addresses(first, BATCH), BATCH, fiAddr, Fi.SYNC_ERR, errors));
+        final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        for (int i = 0; i < BATCH; i++)
+        {
+            assertEquals(FiErrno.EAGAIN, errors[i], "address " + i);
+        }
+        return millis;
+    }
+
+    /**
+     * Polls {@code inside} (10 s at most); when it holds, stops the child and checks again: true when the
+     * child is stopped inside; false (child running again) when it left before the stop landed, or never
+     * went in.
+     */
+    private static boolean freezeWhen(final ChildJvm child, final BooleanSupplier inside) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() - deadline < 0)
+        {
+            if (!child.isAlive())
+            {
+                fail("the child exited:\n" + child.output());
+            }
+            if (inside.getAsBoolean())
+            {
+                Freezer.stop(child.pid());
+                if (inside.getAsBoolean())
+                {
+                    return true;
+                }
+                Freezer.thaw(child.pid());
+            }
+        }
+        return false;
+    }
+
+    private static String awaitLine(final ChildJvm child, final String prefix) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true)
+        {
+            final String line = child.stdout().lines().filter(l -> l.startsWith(prefix)).reduce((a, b) -> b).orElse(null);
+            if (line != null)
+            {
+                return line;
+            }
+            if (!child.isAlive() || System.nanoTime() - deadline > 0)
+            {
+                fail("no line '" + prefix + "...' from the child:\n" + child.output());
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    private Domain domain()
+    {
+        return Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
+    }
+
+    private static AddressVector open(final Domain d, final String name)
+    {
+        return d.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(COUNT).build());
+    }
+
+    /** Inserts new addresses from number {@code from} until the AV holds {@code count}; returns the next number. */
+    private static int fillTo(final AddressVector av, final int from, final long count)
+    {
+        int next = from;
+        for (long n = Math.min(4_096, count - av.count()); n > 0; n = Math.min(4_096, count - av.count()))
+        {
+            assertEquals(n, av.insert(addresses(next, (int)n), (int)n, null, 0, null));
+            next += (int)n;
+        }
+        return next;
+    }
+
+    /** {@code n} distinct FI_SOCKADDR_IN addresses from number {@code first}. */
+    static ByteBuffer addresses(final int first, final int n)
+    {
+        final ByteBuffer all = ByteBuffer.allocate(16 * n);
+        for (int i = 0; i < n; i++)
+        {
+            final int k = first + i;
+            final int at = 16 * i;
+            all.order(ByteOrder.nativeOrder()).putShort(at, (short)2);
+            all.order(ByteOrder.BIG_ENDIAN).putShort(at + 2, (short)(1 + (k >>> 24)));
+            all.put(at + 4, (byte)10).put(at + 5, (byte)(k >>> 16)).put(at + 6, (byte)(k >>> 8)).put(at + 7, (byte)k);
+        }
+        return all.order(ByteOrder.BIG_ENDIAN);
+    }
+}
