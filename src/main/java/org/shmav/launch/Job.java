@@ -2,6 +2,7 @@ package org.shmav.launch;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -20,6 +21,9 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.job.JobFile;
+import org.shmav.job.JobId;
+import org.shmav.job.JobRecord;
 
 /**
  * One avrun job, run the way mpirun runs one: create the job's AV, start every rank, wait for them,
@@ -49,19 +53,23 @@ public final class Job
     private final PrintStream err;
     private final Domain domain;
     private final AddressVector av;
+    private final JobFile jobFile;
+    private final JobId jobId;
     private final List<RankProcess> ranks = new CopyOnWriteArrayList<>();
     private final AtomicBoolean cleanedUp = new AtomicBoolean();
     private final List<Integer> unfinished = new CopyOnWriteArrayList<>();
     private volatile String signal;
 
     private Job(final JobSpec spec, final PrintStream out, final PrintStream err, final Domain domain,
-        final AddressVector av)
+        final AddressVector av, final JobFile jobFile, final JobId jobId)
     {
         this.spec = spec;
         this.out = out;
         this.err = err;
         this.domain = domain;
         this.av = av;
+        this.jobFile = jobFile;
+        this.jobId = jobId;
     }
 
     /**
@@ -82,23 +90,79 @@ public final class Job
         {
             throw new SetupException(e.getMessage());
         }
+        final JobId id = new JobId("avrun", "avrun-" + ProcessHandle.current().pid() + "-" +
+            Long.toHexString(Double.doubleToLongBits(Math.random()) & 0xffffffffL));
+        final JobFile jobFile;
+        try
+        {
+            // The job file first: of two launchers (or jobs of any launcher) given one name, exactly one
+            // claims it, and ranks of the others refuse this job's AV instead of attaching to it.
+            jobFile = JobFile.create(spec.directory(), spec.avName(), id, 1);
+        }
+        catch (final FileAlreadyExistsException e)
+        {
+            domain.close();
+            throw taken(spec, id);
+        }
+        catch (final IOException e)
+        {
+            domain.close();
+            throw new SetupException("cannot create " + JobFile.path(spec.directory(), spec.avName()) + ": " + e);
+        }
         try
         {
             // createOnly: of two launchers of one --name, exactly one creates the AV; the other never attaches to it.
             final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(spec.size())
                 .name(spec.avName()).createOnly(true).build());
-            return new Job(spec, out, err, domain, av);
+            jobFile.avCreated();
+            return new Job(spec, out, err, domain, av, jobFile, id);
         }
-        catch (final FabricException e)
+        catch (final FabricException | IOException e)
         {
+            deleteQuietly(jobFile);
             domain.close();
-            if (e.errno() == FiErrno.EEXIST)
+            if (e instanceof FabricException f && f.errno() == FiErrno.EEXIST)
             {
                 throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
                     " (left by an earlier job?): remove it with '" + shmav(spec, "rm " + spec.avName()) +
                     "' or choose another --name");
             }
             throw new SetupException("cannot create AV '" + spec.avName() + "': " + e.getMessage());
+        }
+    }
+
+    /** The name is another job's: running (choose another name), or over (gc removes what it left). */
+    private static SetupException taken(final JobSpec spec, final JobId id)
+    {
+        JobRecord owner = null;
+        try
+        {
+            owner = JobRecord.read(JobFile.path(spec.directory(), spec.avName())).orElse(null);
+        }
+        catch (final IOException e)
+        {
+            // described without the owner below
+        }
+        if (owner != null && owner.job() != null && owner.running() > 0)
+        {
+            return new SetupException("job " + id + " refused AV '" + spec.avName() + "' in " + spec.directory() +
+                ": it belongs to job " + owner.job() + ", which is running; choose another --name");
+        }
+        return new SetupException("AV '" + spec.avName() + "' in " + spec.directory() + " was left by " +
+            (owner == null || owner.job() == null ? "a job" : "job " + owner.job()) + ", which is over: remove it with '" +
+            shmav(spec, "gc") + "' or choose another --name");
+    }
+
+    private static void deleteQuietly(final JobFile jobFile)
+    {
+        try
+        {
+            jobFile.delete();
+            jobFile.close();
+        }
+        catch (final IOException e)
+        {
+            // a leftover job file that no process holds: shmav gc removes it
         }
     }
 
@@ -186,7 +250,7 @@ public final class Job
             final RankProcess rank;
             try
             {
-                rank = RankProcess.start(spec, r, out, err);
+                rank = RankProcess.start(spec, jobId.id(), r, out, err);
             }
             catch (final IOException e)
             {
@@ -379,6 +443,11 @@ public final class Job
         catch (final FabricException e)
         {
             err.println("avrun: could not remove AV '" + spec.avName() + "': " + e.getMessage());
+        }
+        finally
+        {
+            // A kept AV is a plain AV from now on: its job is over.
+            deleteQuietly(jobFile);
         }
     }
 

@@ -50,7 +50,7 @@ class ForeignLauncherJobIT
             assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), "--dir", dir.path().toString(),
                 "gc", "--grace", "0"), err::toString);
             assertTrue(out.toString().contains("1 AV removed"), out.toString());
-            assertEquals(List.of(".shmav-ranks.slurm-72.0"), dir.names(), "only the small ranks file stays");
+            assertEquals(List.of(".shmav-job.slurm-72.0"), dir.names(), "only the small job file stays");
         }
     }
 
