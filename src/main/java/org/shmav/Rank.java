@@ -44,7 +44,8 @@ import org.shmav.job.JobFile;
  *     left behind. The other local ranks wait for their job's AV, at most {@link #ATTACH_TIMEOUT}, and
  *     attach; a rank that finds another job's AV under the name is refused with FI_EBUSY naming both
  *     jobs and never attaches. The last local rank to close its {@code Rank} removes the AV and the job
- *     file; when ranks die instead, {@code shmav gc} removes them.</li>
+ *     file; a rank that exits without closing it (SIGTERM from mpirun or mpiexec, {@code System.exit})
+ *     is closed by a shutdown hook. When ranks are killed instead, {@code shmav gc} removes both.</li>
  * <li>Across nodes (local size &lt; size) every node has its own AV, holding only that node's ranks, at
  *     fi_addr = local rank: {@link #fiAddr()} and {@link #nodePeer(int)} work, {@link #peer(int)} throws
  *     FI_EOPNOTSUPP rather than answer with another rank's address, and {@link #awaitAll} waits for the
@@ -75,6 +76,7 @@ public final class Rank implements AutoCloseable
     private final AddressVector av;
     private final JobFile jobFile;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
 
     private Rank(final RankEnvironment job, final Domain domain, final AddressVector av, final JobFile jobFile)
     {
@@ -82,6 +84,13 @@ public final class Rank implements AutoCloseable
         this.domain = domain;
         this.av = av;
         this.jobFile = jobFile;
+        // mpirun and mpiexec stop ranks with SIGTERM (Open MPI: SIGKILL 1 s later): leave the node then,
+        // so that the last rank removes the AV and the job file.
+        this.shutdownHook = jobFile == null ? null : new Thread(this::closeAtExit, "shmav-rank-exit");
+        if (shutdownHook != null)
+        {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
     }
 
     /**
@@ -325,7 +334,8 @@ public final class Rank implements AutoCloseable
 
     /**
      * Closes the AV handle and the domain. Under avrun the AV stays (the launcher removes it); under
-     * another launcher the last local rank to close removes it and its job file.
+     * another launcher the last local rank to close removes it and its job file. A rank that exits
+     * without closing (SIGTERM from its launcher, {@code System.exit}) is closed by a shutdown hook.
      *
      * @throws FabricException FI_EIO when this rank cannot tell whether it left last (the AV stays, for
      *                         {@code shmav gc}); FI_EBUSY while an endpoint or AV set still references the AV
@@ -342,6 +352,7 @@ public final class Rank implements AutoCloseable
         {
             return;
         }
+        removeShutdownHook();
         try
         {
             if (jobFile != null)
@@ -352,6 +363,46 @@ public final class Rank implements AutoCloseable
         finally
         {
             domain.close();
+        }
+    }
+
+    /** The shutdown hook: the process is ending, so nothing it holds may keep the node's AV from its last rank. */
+    private void closeAtExit()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        try
+        {
+            av.close();
+        }
+        catch (final RuntimeException e)
+        {
+            // FI_EBUSY (an endpoint or AV set still open): the kernel releases the attacher as the process ends
+        }
+        try
+        {
+            leaveNode();
+        }
+        catch (final RuntimeException e)
+        {
+            System.err.println("shmav: rank " + job.rank() + " at exit: " + e.getMessage());
+        }
+    }
+
+    private void removeShutdownHook()
+    {
+        if (shutdownHook != null)
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            }
+            catch (final IllegalStateException e)
+            {
+                // the JVM is shutting down: the hook runs and finds the rank closed
+            }
         }
     }
 

@@ -153,7 +153,7 @@ class LauncherJobsIT
         assertNotEquals(m.group(1), m.group(3), context);
     }
 
-    private static void awaitOutput(final ChildJvm job, final Predicate<String> ready) throws InterruptedException
+    static void awaitOutput(final ChildJvm job, final Predicate<String> ready) throws InterruptedException
     {
         final long deadline = System.nanoTime() + WAIT.toNanos();
         while (!ready.test(job.stdout()))
@@ -167,7 +167,7 @@ class LauncherJobsIT
         }
     }
 
-    private static int count(final String text, final String part)
+    static int count(final String text, final String part)
     {
         int n = 0;
         for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1))
