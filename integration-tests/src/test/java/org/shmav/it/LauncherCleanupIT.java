@@ -2,6 +2,10 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
 
 import java.time.Duration;
 import java.util.List;
@@ -9,13 +13,17 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.shmav.cli.ShmavCli;
 import org.shmav.it.LauncherJobsIT.Kind;
 
 /**
  * What a job leaves in its directory under the real launchers (Open MPI's mpirun, MPICH's mpiexec,
  * avrun), 4 ranks of {@link JobTagRank} that wait to be stopped: nothing, once the launcher got
- * SIGINT (a Ctrl-C) or SIGTERM and stopped its ranks.
+ * SIGINT (a Ctrl-C) or SIGTERM and stopped its ranks; nothing after {@code shmav gc} with its default
+ * grace period, right after a rank or the whole job was killed with SIGKILL, while gc leaves a running
+ * job alone.
  */
 class LauncherCleanupIT
 {
@@ -40,5 +48,55 @@ class LauncherCleanupIT
             job.waitFor(WAIT);
             assertEquals(List.of(), dir.names(), () -> "after SIG" + signal + ":\n" + job.output());
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void shouldLeaveNothingAfterGcWhenARankIsKilled(final Kind kind) throws Exception
+    {
+        try (TestDir dir = TestDir.inShm("cleanup-it-"); TestDir logs = TestDir.inTmp("cleanup-it-logs-");
+             ChildJvm job = kind.start(dir.path(), logs.path(), null, "K", logs.path().resolve("never")))
+        {
+            LauncherJobsIT.awaitOutput(job, out -> LauncherJobsIT.count(out, " received '") == 4);
+            final List<String> running = dir.names();
+            final String keep = gc(dir);
+            assertEquals(running, dir.names(), "gc leaves a running job alone: " + keep);
+            assertTrue(keep.contains("kept      "), keep);
+            final ProcessHandle rank = ProcessHandle.of(job.pid()).orElseThrow().descendants()
+                .filter(p -> p.info().commandLine().orElse("").contains(JobTagRank.class.getName())).findFirst()
+                .orElseThrow();
+            rank.destroyForcibly();
+            job.waitFor(WAIT); // the launcher stops the other ranks
+            final String report = gc(dir);
+            assertEquals(List.of(), dir.names(), () -> report + job.output());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void shouldLeaveNothingAfterGcWhenTheWholeJobIsKilled(final Kind kind) throws Exception
+    {
+        try (TestDir dir = TestDir.inShm("cleanup-it-"); TestDir logs = TestDir.inTmp("cleanup-it-logs-");
+             ChildJvm job = kind.start(dir.path(), logs.path(), null, "W", logs.path().resolve("never")))
+        {
+            LauncherJobsIT.awaitOutput(job, out -> LauncherJobsIT.count(out, " received '") == 4);
+            final String av = dir.names().stream().filter(n -> !n.startsWith(".")).findFirst().orElseThrow();
+            job.kill(); // SIGKILL to the launcher and every rank: no shutdown hook runs
+            assertEquals(List.of(".shmav-job." + av, av), dir.names(), "the AV and its job file stay");
+            final String report = gc(dir);
+            assertTrue(report.contains("removed   " + av + ": no live process has it open") &&
+                report.contains("is over") && report.contains("removed   .shmav-job." + av), report);
+            assertEquals(List.of(), dir.names(), report);
+        }
+    }
+
+    /** {@code shmav gc} with its default grace period, in this JVM; its report. */
+    private static String gc(final TestDir dir)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int status = ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), "--dir", dir.path().toString(), "gc");
+        assertEquals(0, status, () -> out + "" + err);
+        return out.toString();
     }
 }
