@@ -153,7 +153,7 @@ final class JobAv
         }
     }
 
-    /** Polls the job file until this job's AV exists; false when the file was replaced by an unwritten one. */
+    /** Polls the job file until this job's AV exists; false when the file was removed or replaced meanwhile. */
     private static boolean awaitAvCreated(final JobFile jobFile, final RankEnvironment job, final long deadline,
         final Duration timeout) throws IOException
     {
@@ -167,6 +167,10 @@ final class JobAv
             if (r.job() != null && r.state() == JobFile.AV_CREATED)
             {
                 return true;
+            }
+            if (!jobFile.stillNamed())
+            {
+                return false; // its creator could not make the AV and removed it, or its job ended
             }
             pause(job, deadline, timeout);
         }

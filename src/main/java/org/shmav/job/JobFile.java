@@ -66,14 +66,17 @@ public final class JobFile implements AutoCloseable
     private final FileChannel channel;
     private final int slot;
     private final int slots;
+    /** The file's identity when this participant opened it (null when unknown). */
+    private final Object key;
     private FileLock mine;
 
-    private JobFile(final Path file, final FileChannel channel, final int slot, final int slots)
+    private JobFile(final Path file, final FileChannel channel, final int slot, final int slots, final Object key)
     {
         this.file = file;
         this.channel = channel;
         this.slot = slot;
         this.slots = slots;
+        this.key = key;
     }
 
     /** The file that records the job of AV {@code avName} in {@code directory}. */
@@ -102,7 +105,7 @@ public final class JobFile implements AutoCloseable
             StandardOpenOption.WRITE);
         try
         {
-            final JobFile jobFile = new JobFile(f, ch, 0, slots);
+            final JobFile jobFile = new JobFile(f, ch, 0, slots, null);
             jobFile.mine = ch.lock(SLOTS_START, 1, false);
             final byte[] launcher = bounded(job.launcher(), 100);
             final byte[] id = bounded(job.id(), SLOTS_START - TEXT_OFFSET - launcher.length);
@@ -146,8 +149,9 @@ public final class JobFile implements AutoCloseable
         final Path f = path(directory, avName);
         try
         {
+            final Object key = fileKey(f);
             return Optional.of(new JobFile(f, FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE),
-                slot, slots));
+                slot, slots, key));
         }
         catch (final NoSuchFileException e)
         {
@@ -161,16 +165,21 @@ public final class JobFile implements AutoCloseable
         return JobRecord.read(file, channel);
     }
 
+    /** Whether the name still refers to the file this participant opened (its creator may have removed it). */
+    public boolean stillNamed() throws IOException
+    {
+        return key != null && key.equals(fileKey(file));
+    }
+
     /**
      * Joins: holds the lock on this participant's byte and writes 1 there. False when the file was
-     * removed or replaced meanwhile (its job ended): then the caller closes it and looks again.
+     * removed or replaced since it was opened (its job ended): then the caller closes it and looks again.
      */
     public boolean join() throws IOException
     {
-        final Object before = fileKey(file);
         mine = channel.lock(SLOTS_START + slot, 1, false);
         writeFully(channel, ByteBuffer.wrap(new byte[] {1}), SLOTS_START + slot);
-        return before != null && before.equals(fileKey(file));
+        return stillNamed();
     }
 
     /** The file's identity (device and inode), or null when it does not exist. */
