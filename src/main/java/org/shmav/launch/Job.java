@@ -2,10 +2,6 @@ package org.shmav.launch;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,17 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
-import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
-import org.shmav.AvAttr;
-import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
-import org.shmav.FiErrno;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;
-import org.shmav.job.JobRecord;
 
 /**
  * One avrun job, run the way mpirun runs one: create the job's AV, start every rank, wait for them,
@@ -73,120 +64,15 @@ public final class Job
     }
 
     /**
-     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size), and its directory (mode 0700)
-     * when that does not exist.
+     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size) after its job file, and its
+     * directory (mode 0700) when that does not exist.
      *
-     * @throws SetupException when the AV exists already or cannot be created
+     * @throws SetupException when the name is taken or the AV cannot be created
      */
     public static Job create(final JobSpec spec, final PrintStream out, final PrintStream err)
     {
-        ensureDirectory(spec, err);
-        final Domain domain;
-        try
-        {
-            domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(spec.directory()).build());
-        }
-        catch (final FabricException e)
-        {
-            throw new SetupException(e.getMessage());
-        }
-        final JobId id = new JobId("avrun", "avrun-" + ProcessHandle.current().pid() + "-" +
-            Long.toHexString(Double.doubleToLongBits(Math.random()) & 0xffffffffL));
-        final JobFile jobFile;
-        try
-        {
-            // The job file first: of two launchers (or jobs of any launcher) given one name, exactly one
-            // claims it, and ranks of the others refuse this job's AV instead of attaching to it.
-            jobFile = JobFile.create(spec.directory(), spec.avName(), id, 1);
-        }
-        catch (final FileAlreadyExistsException e)
-        {
-            domain.close();
-            throw taken(spec, id);
-        }
-        catch (final IOException e)
-        {
-            domain.close();
-            throw new SetupException("cannot create " + JobFile.path(spec.directory(), spec.avName()) + ": " + e);
-        }
-        try
-        {
-            // createOnly: of two launchers of one --name, exactly one creates the AV; the other never attaches to it.
-            final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(spec.size())
-                .name(spec.avName()).createOnly(true).build());
-            jobFile.avCreated();
-            return new Job(spec, out, err, domain, av, jobFile, id);
-        }
-        catch (final FabricException | IOException e)
-        {
-            deleteQuietly(jobFile);
-            domain.close();
-            if (e instanceof FabricException f && f.errno() == FiErrno.EEXIST)
-            {
-                throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
-                    " (left by an earlier job?): remove it with '" + shmav(spec, "rm " + spec.avName()) +
-                    "' or choose another --name");
-            }
-            throw new SetupException("cannot create AV '" + spec.avName() + "': " + e.getMessage());
-        }
-    }
-
-    /** The name is another job's: running (choose another name), or over (gc removes what it left). */
-    private static SetupException taken(final JobSpec spec, final JobId id)
-    {
-        JobRecord owner = null;
-        try
-        {
-            owner = JobRecord.read(JobFile.path(spec.directory(), spec.avName())).orElse(null);
-        }
-        catch (final IOException e)
-        {
-            // described without the owner below
-        }
-        if (owner != null && owner.job() != null && owner.running() > 0)
-        {
-            return new SetupException("job " + id + " refused AV '" + spec.avName() + "' in " + spec.directory() +
-                ": it belongs to job " + owner.job() + ", which is running; choose another --name");
-        }
-        return new SetupException("AV '" + spec.avName() + "' in " + spec.directory() + " was left by " +
-            (owner == null || owner.job() == null ? "a job" : "job " + owner.job()) + ", which is over: remove it with '" +
-            shmav(spec, "gc") + "' or choose another --name");
-    }
-
-    private static void deleteQuietly(final JobFile jobFile)
-    {
-        try
-        {
-            jobFile.delete();
-            jobFile.close();
-        }
-        catch (final IOException e)
-        {
-            // a leftover job file that no process holds: shmav gc removes it
-        }
-    }
-
-    private static void ensureDirectory(final JobSpec spec, final PrintStream err)
-    {
-        final Path dir = spec.directory();
-        if (Files.isDirectory(dir))
-        {
-            return;
-        }
-        if (Files.exists(dir))
-        {
-            throw new SetupException(dir + " is not a directory (see --dir and SHMAV_DIR)");
-        }
-        try
-        {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            err.println("avrun: created directory " + dir + " (mode 0700) for the job's AV");
-        }
-        catch (final IOException | UnsupportedOperationException e)
-        {
-            throw new SetupException("directory " + dir + " does not exist and cannot be created (" + e +
-                "); create it with: mkdir -p -m 0700 " + dir);
-        }
+        final JobSetup.Claimed c = JobSetup.claim(spec, err);
+        return new Job(spec, out, err, c.domain(), c.av(), c.jobFile(), c.id());
     }
 
     /** {@code scripts/shmav COMMAND}, with {@code --dir} when the job's directory is not the default. */
@@ -447,7 +333,7 @@ public final class Job
         finally
         {
             // A kept AV is a plain AV from now on: its job is over.
-            deleteQuietly(jobFile);
+            JobSetup.deleteQuietly(jobFile);
         }
     }
 
