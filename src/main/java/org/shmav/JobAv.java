@@ -46,7 +46,7 @@ final class JobAv
         }
         catch (final FileAlreadyExistsException e)
         {
-            throw existsAlready(job, record(job), null);
+            throw existsAlready(job, recordedOwner(job), null);
         }
         catch (final IOException e)
         {
@@ -199,6 +199,30 @@ final class JobAv
         {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The job file that beat this rank 0 to the name: another job's rank 0 may be writing it at this
+     * moment (two jobs started together), so wait briefly for its job to be recorded, to name it.
+     */
+    private static Optional<JobRecord> recordedOwner(final RankEnvironment job)
+    {
+        final long deadline = System.nanoTime() + FOREIGN_MILLIS * 1_000_000;
+        Optional<JobRecord> r = record(job);
+        while (r.isPresent() && r.get().job() == null && System.nanoTime() - deadline < 0)
+        {
+            try
+            {
+                Thread.sleep(POLL_MILLIS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            r = record(job);
+        }
+        return r;
     }
 
     private static void pause(final RankEnvironment job, final long deadline, final Duration timeout)
