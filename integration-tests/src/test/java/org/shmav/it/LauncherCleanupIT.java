@@ -9,6 +9,7 @@ import java.io.StringWriter;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,8 +66,10 @@ class LauncherCleanupIT
             final ProcessHandle rank = ProcessHandle.of(job.pid()).orElseThrow().descendants()
                 .filter(p -> p.info().commandLine().orElse("").contains(JobTagRank.class.getName())).findFirst()
                 .orElseThrow();
+            final List<ProcessHandle> all = ProcessHandle.of(job.pid()).orElseThrow().descendants().toList();
             rank.destroyForcibly();
             job.waitFor(WAIT); // the launcher stops the other ranks
+            awaitGone(all);
             final String report = gc(dir);
             assertEquals(List.of(), dir.names(), () -> report + job.output());
         }
@@ -81,12 +84,24 @@ class LauncherCleanupIT
         {
             LauncherJobsIT.awaitOutput(job, out -> LauncherJobsIT.count(out, " received '") == 4);
             final String av = dir.names().stream().filter(n -> !n.startsWith(".")).findFirst().orElseThrow();
+            final List<ProcessHandle> all = ProcessHandle.of(job.pid()).orElseThrow().descendants().toList();
             job.kill(); // SIGKILL to the launcher and every rank: no shutdown hook runs
+            awaitGone(all); // the ranks are not this JVM's children: they die on their own time
             assertEquals(List.of(".shmav-job." + av, av), dir.names(), "the AV and its job file stay");
             final String report = gc(dir);
             assertTrue(report.contains("removed   " + av + ": no live process has it open") &&
                 report.contains("is over") && report.contains("removed   .shmav-job." + av), report);
             assertEquals(List.of(), dir.names(), report);
+        }
+    }
+
+    /** Waits (bounded) until every process in {@code processes} has exited: gc judges only the dead. */
+    private static void awaitGone(final List<ProcessHandle> processes) throws Exception
+    {
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        for (final ProcessHandle p : processes)
+        {
+            p.onExit().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
     }
 
