@@ -46,7 +46,12 @@ final class JobAv
         }
         catch (final FileAlreadyExistsException e)
         {
-            throw existsAlready(job, recordedOwner(job), null);
+            final Optional<JobRecord> owner = recordedOwner(job);
+            if (owner.isPresent() && owner.get().running() == 0 && !exists(domain, job.avName()))
+            {
+                throw leftOver(job, owner.get());
+            }
+            throw existsAlready(job, owner, null);
         }
         catch (final IOException e)
         {
@@ -266,6 +271,15 @@ final class JobAv
             job.directory() + whose + " before job " + job.job() + " created it: left by a job that died? " +
             "Remove it: shmav gc --dir " + job.directory() + " (or shmav rm " + job.avName() + " --dir " +
             job.directory() + ")", cause);
+    }
+
+    /** Only the job file of a job that is over holds the name (its AV was removed by hand). */
+    private static FabricException leftOver(final RankEnvironment job, final JobRecord owner)
+    {
+        return new FabricException("shmav_rank_open", FiErrno.EBUSY, "the name '" + job.avName() + "' in " +
+            job.directory() + " is still held by the job file " + owner.file().getFileName() + " of " +
+            (owner.job() == null ? "a job that died while writing it" : "job " + owner.job() + ", which is over") +
+            ", before job " + job.job() + " could claim it. Remove it: shmav gc --dir " + job.directory());
     }
 
     private static FabricException notAJobsAv(final RankEnvironment job)

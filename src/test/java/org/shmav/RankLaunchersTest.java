@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.shmav.RankEnvironment.Launcher;
+import org.shmav.cli.ShmavCli;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;
 
@@ -155,6 +158,28 @@ class RankLaunchersTest
                 Duration.ofSeconds(5)));
             assertEquals(FiErrno.EBUSY, zero.errno(), "local rank 0 of the other job is refused too");
             assertTrue(zero.getMessage().contains("it belongs to job '1.0'"), zero.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRefuseANameHeldByAnOverJobsFileUntilGcRemovesIt() throws Exception
+    {
+        try (JobFile over = JobFile.create(dir, "slurm-1.0", new JobId("Slurm srun", "0.0"), 1))
+        {
+            over.avCreated(); // its AV was then removed by hand (shmav rm), and its process died
+        }
+        final FabricException held = assertThrows(FabricException.class, () -> open(0, 2));
+        assertEquals(FiErrno.EBUSY, held.errno());
+        assertTrue(held.getMessage().contains("held by the job file .shmav-job.slurm-1.0 of job '0.0' (Slurm srun), " +
+            "which is over") && held.getMessage().contains("shmav gc --dir " + dir), held.getMessage());
+        final StringWriter out = new StringWriter();
+        assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(new StringWriter()), "--dir",
+            dir.toString(), "gc"));
+        assertTrue(out.toString().contains("removed   .shmav-job.slurm-1.0: the job file of AV 'slurm-1.0', which is " +
+            "gone; its job '0.0' (Slurm srun) is over"), out.toString());
+        try (Rank r0 = open(0, 1))
+        {
+            assertEquals("slurm-1.0", r0.av().attr().name(), "the name is free again, without --grace 0");
         }
     }
 
