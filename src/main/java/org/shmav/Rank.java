@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.shmav.job.JobFile;
 
 /**
  * One process of a job started by a launcher: its rank, the job's size and the job's named AV, in
@@ -35,11 +38,14 @@ import java.util.Map;
  * <li>Under avrun the launcher created the AV (FI_AV_TABLE, FI_SOCKADDR_IN, count = size) before any
  *     rank started and removes it at the end; a rank only attaches.</li>
  * <li>Under mpirun, mpiexec and srun the node's local rank 0 creates the AV, named after the job
- *     ({@code ompi-<PMIX_NAMESPACE>}, {@code mpich-<hydra proxy pid-start>}, {@code slurm-<job>.<step>},
- *     or {@code SHMAV_AV} when set), and refuses with FI_EBUSY an AV of that name that exists already
- *     (left by a dead job: {@code shmav rm NAME}). The other local ranks wait for it, at most
- *     {@link #ATTACH_TIMEOUT}, and attach. The last local rank to close its {@code Rank} removes the AV;
- *     when ranks die instead, {@code shmav gc} removes it (no live process has it open).</li>
+ *     ({@code ompi-<PMIX_NAMESPACE>}, {@code mpich-<Hydra KVS name>}, {@code slurm-<job>.<step>},
+ *     or {@code SHMAV_AV} when set), after recording the job's identity in the job file
+ *     {@code .shmav-job.<name>} next to it; it refuses with FI_EBUSY a name that another job holds or
+ *     left behind. The other local ranks wait for their job's AV, at most {@link #ATTACH_TIMEOUT}, and
+ *     attach; a rank that finds another job's AV under the name is refused with FI_EBUSY naming both
+ *     jobs and never attaches. The last local rank to close its {@code Rank} removes the AV and the job
+ *     file; a rank that exits without closing it (SIGTERM from mpirun or mpiexec, {@code System.exit})
+ *     is closed by a shutdown hook. When ranks are killed instead, {@code shmav gc} removes both.</li>
  * <li>Across nodes (local size &lt; size) every node has its own AV, holding only that node's ranks, at
  *     fi_addr = local rank: {@link #fiAddr()} and {@link #nodePeer(int)} work, {@link #peer(int)} throws
  *     FI_EOPNOTSUPP rather than answer with another rank's address, and {@link #awaitAll} waits for the
@@ -62,17 +68,29 @@ public final class Rank implements AutoCloseable
     /** How long a rank under a foreign launcher waits for its node's local rank 0 to create the AV. */
     public static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(60);
 
+    /** Environment variable: the identity of the job avrun started (set by avrun; checked against the AV's job file). */
+    public static final String JOB_ENV = "SHMAV_JOB";
+
     private final RankEnvironment job;
     private final Domain domain;
     private final AddressVector av;
-    private final NodeRanks nodeRanks;
+    private final JobFile jobFile;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
 
-    private Rank(final RankEnvironment job, final Domain domain, final AddressVector av, final NodeRanks nodeRanks)
+    private Rank(final RankEnvironment job, final Domain domain, final AddressVector av, final JobFile jobFile)
     {
         this.job = job;
         this.domain = domain;
         this.av = av;
-        this.nodeRanks = nodeRanks;
+        this.jobFile = jobFile;
+        // mpirun and mpiexec stop ranks with SIGTERM (Open MPI: SIGKILL 1 s later): leave the node then,
+        // so that the last rank removes the AV and the job file.
+        this.shutdownHook = jobFile == null ? null : new Thread(this::closeAtExit, "shmav-rank-exit");
+        if (shutdownHook != null)
+        {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
     }
 
     /**
@@ -103,7 +121,7 @@ public final class Rank implements AutoCloseable
      */
     public static Rank fromEnvironment(final Map<String, String> env)
     {
-        return open(RankEnvironment.detect(env, RankEnvironment::hydraProxyOfThisProcess), ATTACH_TIMEOUT);
+        return open(RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess), ATTACH_TIMEOUT);
     }
 
     /**
@@ -125,7 +143,7 @@ public final class Rank implements AutoCloseable
         {
             throw new IllegalArgumentException("rank=" + rank + " size=" + size + ": need 0 <= rank < size");
         }
-        return open(new RankEnvironment(RankEnvironment.Launcher.AVRUN, rank, size, rank, size, avName, directory),
+        return open(new RankEnvironment(RankEnvironment.Launcher.AVRUN, rank, size, rank, size, avName, directory, null),
             ATTACH_TIMEOUT);
     }
 
@@ -142,7 +160,9 @@ public final class Rank implements AutoCloseable
                 case AVRUN:
                     return new Rank(job, domain, attachToLaunchersAv(domain, job), null);
                 default:
-                    return job.localRank() == 0 ? createNodeAv(domain, job) : attachNodeAv(domain, job, attachTimeout);
+                    final JobAv.Joined joined = job.localRank() == 0 ? JobAv.create(domain, job)
+                        : JobAv.attach(domain, job, attachTimeout);
+                    return new Rank(job, domain, joined.av(), joined.jobFile());
             }
         }
         catch (final RuntimeException e)
@@ -154,11 +174,12 @@ public final class Rank implements AutoCloseable
 
     private static AddressVector attachToLaunchersAv(final Domain domain, final RankEnvironment job)
     {
-        if (!exists(domain, job.avName()))
+        if (!JobAv.exists(domain, job.avName()))
         {
             throw new FabricException("shmav_rank_open", FiErrno.ENOENT, "the job's AV '" + job.avName() +
                 "' does not exist in " + job.directory() + ": ranks attach to the AV their launcher created");
         }
+        JobAv.checkLaunchers(job);
         final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(job.avName()).build());
         if (av.attr().count() < job.size())
         {
@@ -167,135 +188,6 @@ public final class Rank implements AutoCloseable
                 av.attr().count() + " entries, fewer than size=" + job.size());
         }
         return av;
-    }
-
-    /** Local rank 0 under a foreign launcher: the node's AV, created by this process and nobody else. */
-    private static Rank createNodeAv(final Domain domain, final RankEnvironment job)
-    {
-        // The common case (an AV left by a job that died) before the ranks file is replaced, which
-        // would break a live job's; createOnly below decides between two rank 0s racing past this check.
-        if (exists(domain, job.avName()))
-        {
-            throw existsAlready(job, null);
-        }
-        final NodeRanks ranks;
-        try
-        {
-            ranks = NodeRanks.create(job.directory(), job.avName(), job.localSize());
-        }
-        catch (final IOException e)
-        {
-            throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot create " +
-                NodeRanks.file(job.directory(), job.avName()) + ": " + e, e);
-        }
-        try
-        {
-            return new Rank(job, domain, domain.openAv(AvAttr.builder().type(AvType.TABLE).count(job.entries())
-                .name(job.avName()).createOnly(true).build()), ranks);
-        }
-        catch (final FabricException e)
-        {
-            closeQuietly(ranks);
-            if (e.errno() == FiErrno.EEXIST)
-            {
-                // Another rank 0 of this name created the AV first: never attach to it, and leave the ranks
-                // file alone (it may be the winner's by now).
-                throw existsAlready(job, e);
-            }
-            deleteRanks(ranks, e);
-            throw e;
-        }
-        catch (final RuntimeException e)
-        {
-            closeQuietly(ranks);
-            deleteRanks(ranks, e);
-            throw e;
-        }
-    }
-
-    private static FabricException existsAlready(final RankEnvironment job, final FabricException cause)
-    {
-        return new FabricException("shmav_rank_open", FiErrno.EBUSY, "AV '" + job.avName() + "' exists already in " +
-            job.directory() + " before this job (" + job.launcher().description + ") created it: left by a job " +
-            "that died? Remove it: shmav rm " + job.avName() + " --dir " + job.directory(), cause);
-    }
-
-    /** Removes the ranks file this rank 0 made for an AV it did not create; a failure is added to {@code e}. */
-    private static void deleteRanks(final NodeRanks ranks, final RuntimeException e)
-    {
-        try
-        {
-            ranks.delete();
-        }
-        catch (final IOException suppressed)
-        {
-            e.addSuppressed(suppressed);
-        }
-    }
-
-    /** Another local rank under a foreign launcher: waits (bounded) for local rank 0's AV, then attaches. */
-    private static Rank attachNodeAv(final Domain domain, final RankEnvironment job, final Duration timeout)
-    {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!exists(domain, job.avName()))
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new FabricException("shmav_rank_open", FiErrno.ETIMEDOUT, "rank " + job.rank() + " (local rank " +
-                    job.localRank() + "): local rank 0 did not create AV '" + job.avName() + "' in " + job.directory() +
-                    " within " + timeout.toMillis() + " ms (" + job.launcher().description + ")");
-            }
-            try
-            {
-                Thread.sleep(10);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new FabricException("shmav_rank_open", FiErrno.EINTR, "interrupted while waiting for AV '" +
-                    job.avName() + "'", e);
-            }
-        }
-        final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(job.avName()).build());
-        try
-        {
-            return new Rank(job, domain, av, NodeRanks.attach(job.directory(), job.avName(), job.localRank(), job.localSize()));
-        }
-        catch (final IOException e)
-        {
-            av.close();
-            throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot join " +
-                NodeRanks.file(job.directory(), job.avName()) + ": " + e, e);
-        }
-    }
-
-    /** Whether the named AV exists (a read-only open succeeds), without ever creating it. */
-    private static boolean exists(final Domain domain, final String name)
-    {
-        try (AddressVector probe = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).flags(Fi.READ).build()))
-        {
-            return probe != null;
-        }
-        catch (final FabricException e)
-        {
-            if (e.errno() == FiErrno.ENOENT)
-            {
-                return false;
-            }
-            throw e;
-        }
-    }
-
-    private static void closeQuietly(final NodeRanks ranks)
-    {
-        try
-        {
-            ranks.close();
-        }
-        catch (final IOException e)
-        {
-            // nothing more to release
-        }
     }
 
     /** {@return this process's rank, 0 .. size-1} */
@@ -442,7 +334,8 @@ public final class Rank implements AutoCloseable
 
     /**
      * Closes the AV handle and the domain. Under avrun the AV stays (the launcher removes it); under
-     * another launcher the last local rank to close removes it.
+     * another launcher the last local rank to close removes it and its job file. A rank that exits
+     * without closing (SIGTERM from its launcher, {@code System.exit}) is closed by a shutdown hook.
      *
      * @throws FabricException FI_EIO when this rank cannot tell whether it left last (the AV stays, for
      *                         {@code shmav gc}); FI_EBUSY while an endpoint or AV set still references the AV
@@ -450,10 +343,19 @@ public final class Rank implements AutoCloseable
     @Override
     public void close()
     {
+        if (closed.get())
+        {
+            return;
+        }
+        av.close(); // FI_EBUSY leaves the rank open, as before
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        removeShutdownHook();
         try
         {
-            av.close();
-            if (nodeRanks != null)
+            if (jobFile != null)
             {
                 leaveNode();
             }
@@ -464,14 +366,54 @@ public final class Rank implements AutoCloseable
         }
     }
 
+    /** The shutdown hook: the process is ending, so nothing it holds may keep the node's AV from its last rank. */
+    private void closeAtExit()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        try
+        {
+            av.close();
+        }
+        catch (final RuntimeException e)
+        {
+            // FI_EBUSY (an endpoint or AV set still open): the kernel releases the attacher as the process ends
+        }
+        try
+        {
+            leaveNode();
+        }
+        catch (final RuntimeException e)
+        {
+            System.err.println("shmav: rank " + job.rank() + " at exit: " + e.getMessage());
+        }
+    }
+
+    private void removeShutdownHook()
+    {
+        if (shutdownHook != null)
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            }
+            catch (final IllegalStateException e)
+            {
+                // the JVM is shutting down: the hook runs and finds the rank closed
+            }
+        }
+    }
+
     private void leaveNode()
     {
-        try (NodeRanks ranks = nodeRanks)
+        try (JobFile file = jobFile)
         {
-            if (ranks.leave())
+            if (file.leave())
             {
                 domain.unlinkAv(job.avName());
-                ranks.delete();
+                file.delete();
             }
         }
         catch (final IOException e)

@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import org.shmav.job.JobId;
+
 /**
  * Which launcher started this process, and what it says about the job: rank, size, local rank and
  * local size (the ranks on this node), and the name of the job's AV. Read by {@link Rank#fromEnvironment()}.
@@ -15,8 +17,9 @@ import java.util.function.Supplier;
  * <li>Open MPI's mpirun: {@code OMPI_COMM_WORLD_RANK}, {@code _SIZE}, {@code _LOCAL_RANK},
  *     {@code _LOCAL_SIZE}; the job is {@code PMIX_NAMESPACE} (else {@code OMPI_MCA_ess_base_jobid});</li>
  * <li>MPICH's mpiexec (Hydra): {@code PMI_RANK}, {@code PMI_SIZE}, {@code MPI_LOCALRANKID},
- *     {@code MPI_LOCALNRANKS}; Hydra exports no job id, so the job is the node's
- *     {@code hydra_pmi_proxy} process (pid and start time), the nearest such ancestor;</li>
+ *     {@code MPI_LOCALNRANKS}; Hydra exports no job id, so the job is the KVS name the node's proxy
+ *     gives on the PMI socket ({@link HydraPmi}), else the nearest {@code hydra_pmi_proxy} ancestor
+ *     (pid and start time);</li>
  * <li>Slurm's srun: {@code SLURM_PROCID}, {@code SLURM_NTASKS}, {@code SLURM_LOCALID},
  *     {@code SLURM_JOB_ID}, {@code SLURM_STEP_ID}; the local size from {@code SLURM_STEP_TASKS_PER_NODE}
  *     and {@code SLURM_NODEID} (or the whole step when {@code SLURM_STEP_NUM_NODES} is 1);</li>
@@ -24,7 +27,8 @@ import java.util.function.Supplier;
  * </ol>
  * Open MPI and MPICH come before Slurm because mpirun and mpiexec started inside a Slurm allocation
  * inherit the allocation's {@code SLURM_*} variables, which then describe the batch step, not the rank.
- * Under a foreign launcher {@code SHMAV_AV}, when set, names the AV instead of the job's identity.
+ * Under a foreign launcher {@code SHMAV_AV}, when set, names the AV instead of the job's identity;
+ * the identity still tells this job's AV from another job's of the same name.
  *
  * @param launcher   which launcher
  * @param rank       rank in the job, 0 .. size-1
@@ -33,8 +37,10 @@ import java.util.function.Supplier;
  * @param localSize  ranks on this node
  * @param avName     name of the job's AV on this node; null for a job of one (private AV)
  * @param directory  directory of the AV ({@code SHMAV_DIR}, else {@link DomainAttr#defaultShmDirectory()})
+ * @param job        the job's identity; null for a job of one, and under avrun when {@code SHMAV_JOB} is unset
  */
-record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int localSize, String avName, Path directory)
+record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int localSize, String avName, Path directory,
+    JobId job)
 {
     /** The launchers {@link Rank} recognises, in the order it looks for them. */
     enum Launcher
@@ -48,6 +54,9 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
             this.description = description;
         }
     }
+
+    /** The first answer of {@link #hydraJobOfThisProcess()}: the PMI exchange runs once per process. */
+    private static Optional<String> hydraJobAnswer;
 
     RankEnvironment
     {
@@ -70,8 +79,8 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
         return oneNode() ? size : localSize;
     }
 
-    /** Reads the environment; {@code hydraProxy} finds the Hydra proxy's identity (pid-start) when needed. */
-    static RankEnvironment detect(final Map<String, String> env, final Supplier<Optional<String>> hydraProxy)
+    /** Reads the environment; {@code hydraJob} finds the Hydra job's identity when needed ({@link #hydraJobOfThisProcess()}). */
+    static RankEnvironment detect(final Map<String, String> env, final Supplier<Optional<String>> hydraJob)
     {
         final String dirVar = env.get(Rank.DIR_ENV);
         final Path dir = dirVar == null || dirVar.isEmpty() ? DomainAttr.defaultShmDirectory() : Path.of(dirVar);
@@ -80,7 +89,9 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
         {
             final int rank = intVariable(env, Rank.RANK_ENV);
             final int size = intVariable(env, Rank.SIZE_ENV);
-            return new RankEnvironment(Launcher.AVRUN, rank, size, rank, size, override, dir);
+            final String job = nonEmpty(env.get(Rank.JOB_ENV));
+            return new RankEnvironment(Launcher.AVRUN, rank, size, rank, size, override, dir,
+                job == null ? null : new JobId(Launcher.AVRUN.description, job.trim()));
         }
         if (nonEmpty(env.get(Rank.RANK_ENV)) != null || nonEmpty(env.get(Rank.SIZE_ENV)) != null)
         {
@@ -92,26 +103,29 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
         {
             final String job = Optional.ofNullable(nonEmpty(env.get("PMIX_NAMESPACE")))
                 .orElse(nonEmpty(env.get("OMPI_MCA_ess_base_jobid")));
+            final String why = "neither PMIX_NAMESPACE nor OMPI_MCA_ess_base_jobid is set";
             return new RankEnvironment(Launcher.OPEN_MPI, intVariable(env, "OMPI_COMM_WORLD_RANK"),
                 intVariable(env, "OMPI_COMM_WORLD_SIZE"), intVariable(env, "OMPI_COMM_WORLD_LOCAL_RANK"),
-                intVariable(env, "OMPI_COMM_WORLD_LOCAL_SIZE"),
-                name(override, "ompi-", job, "neither PMIX_NAMESPACE nor OMPI_MCA_ess_base_jobid is set"), dir);
+                intVariable(env, "OMPI_COMM_WORLD_LOCAL_SIZE"), name(override, "ompi-", job, why), dir,
+                jobId(Launcher.OPEN_MPI, job, why));
         }
         if (has(env, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"))
         {
-            final String job = override != null ? null : hydraProxy.get().orElse(null);
+            final String job = hydraJob.get().orElse(null);
+            final String why = "the PMI socket PMI_FD gave no KVS name and no hydra_pmi_proxy is among this process's ancestors";
             return new RankEnvironment(Launcher.MPICH, intVariable(env, "PMI_RANK"), intVariable(env, "PMI_SIZE"),
-                intVariable(env, "MPI_LOCALRANKID"), intVariable(env, "MPI_LOCALNRANKS"),
-                name(override, "mpich-", job, "no hydra_pmi_proxy among this process's ancestors"), dir);
+                intVariable(env, "MPI_LOCALRANKID"), intVariable(env, "MPI_LOCALNRANKS"), name(override, "mpich-", job, why),
+                dir, jobId(Launcher.MPICH, job, why));
         }
         if (has(env, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_JOB_ID", "SLURM_STEP_ID"))
         {
             final int ntasks = intVariable(env, "SLURM_NTASKS");
+            final String job = env.get("SLURM_JOB_ID").trim() + "." + env.get("SLURM_STEP_ID").trim();
             return new RankEnvironment(Launcher.SLURM, intVariable(env, "SLURM_PROCID"), ntasks,
-                intVariable(env, "SLURM_LOCALID"), slurmLocalSize(env, ntasks),
-                name(override, "slurm-", env.get("SLURM_JOB_ID").trim() + "." + env.get("SLURM_STEP_ID").trim(), null), dir);
+                intVariable(env, "SLURM_LOCALID"), slurmLocalSize(env, ntasks), name(override, "slurm-", job, null), dir,
+                jobId(Launcher.SLURM, job, null));
         }
-        return new RankEnvironment(Launcher.NONE, 0, 1, 0, 1, null, dir);
+        return new RankEnvironment(Launcher.NONE, 0, 1, 0, 1, null, dir, null);
     }
 
     /**
@@ -148,6 +162,20 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
     }
 
     /**
+     * The identity of this process's Hydra job: the KVS name its proxy gives on {@code PMI_FD}
+     * ({@link HydraPmi}), the same on every node; else the proxy's own ({@link #hydraProxyOfThisProcess()}).
+     * Asked once per process: later calls return the first answer.
+     */
+    static synchronized Optional<String> hydraJobOfThisProcess()
+    {
+        if (hydraJobAnswer == null)
+        {
+            hydraJobAnswer = HydraPmi.kvsName(System.getenv("PMI_FD")).or(RankEnvironment::hydraProxyOfThisProcess);
+        }
+        return hydraJobAnswer;
+    }
+
+    /**
      * The identity of the Hydra proxy this process descends from ({@code <pid>-<start seconds>}): one
      * proxy runs per node and per job, so its ranks on a node agree on it and no other job has it.
      */
@@ -165,6 +193,16 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
             }
         }
         return Optional.empty();
+    }
+
+    private static JobId jobId(final Launcher launcher, final String job, final String whyUnknown)
+    {
+        if (job == null)
+        {
+            throw new IllegalStateException(launcher.description + ": cannot tell this rank's job (" + whyUnknown +
+                "), so its AV could not be told from another job's");
+        }
+        return new JobId(launcher.description, job.trim());
     }
 
     private static String name(final String override, final String prefix, final String job, final String whyUnknown)

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +19,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.shmav.RankEnvironment.Launcher;
+import org.shmav.cli.ShmavCli;
+import org.shmav.job.JobFile;
+import org.shmav.job.JobId;
 
 /**
  * How {@link Rank} reads the variables of mpirun, mpiexec and srun, and the life of a node's AV under
@@ -33,23 +38,29 @@ class RankLaunchersTest
     {
         final RankEnvironment e = detect(Map.of("OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "4",
             "OMPI_COMM_WORLD_LOCAL_RANK", "2", "OMPI_COMM_WORLD_LOCAL_SIZE", "4", "PMIX_NAMESPACE", "623378433"));
-        assertEquals(new RankEnvironment(Launcher.OPEN_MPI, 2, 4, 2, 4, "ompi-623378433", dir), e);
+        assertEquals(new RankEnvironment(Launcher.OPEN_MPI, 2, 4, 2, 4, "ompi-623378433", dir, new JobId("Open MPI mpirun", "623378433")), e);
         assertTrue(e.oneNode());
     }
 
     @Test
-    void shouldReadMpichVariablesAndNameTheJobAfterTheHydraProxy()
+    void shouldReadMpichVariablesAndNameTheJobAfterHydrasKvsName()
     {
         final Map<String, String> env = Map.of("PMI_RANK", "1", "PMI_SIZE", "4", "MPI_LOCALRANKID", "1",
             "MPI_LOCALNRANKS", "4");
-        assertEquals(new RankEnvironment(Launcher.MPICH, 1, 4, 1, 4, "mpich-4711-1700000000", dir),
-            RankEnvironment.detect(withDir(env), () -> Optional.of("4711-1700000000")));
-        final IllegalStateException noProxy = assertThrows(IllegalStateException.class,
+        assertEquals(new RankEnvironment(Launcher.MPICH, 1, 4, 1, 4, "mpich-kvs_9360_0_801633007_vm", dir,
+            new JobId("MPICH mpiexec (Hydra)", "kvs_9360_0_801633007_vm")),
+            RankEnvironment.detect(withDir(env), () -> Optional.of("kvs_9360_0_801633007_vm")));
+        final IllegalStateException unknown = assertThrows(IllegalStateException.class,
             () -> RankEnvironment.detect(withDir(env), Optional::empty));
-        assertTrue(noProxy.getMessage().contains("set SHMAV_AV"), noProxy.getMessage());
+        assertTrue(unknown.getMessage().contains("set SHMAV_AV"), unknown.getMessage());
         final Map<String, String> named = new HashMap<>(env);
         named.put(Rank.AV_ENV, "job7");
-        assertEquals("job7", RankEnvironment.detect(withDir(named), Optional::empty).avName());
+        final RankEnvironment fixed = RankEnvironment.detect(withDir(named), () -> Optional.of("kvs_1_0_2_vm"));
+        assertEquals("job7", fixed.avName());
+        assertEquals(new JobId("MPICH mpiexec (Hydra)", "kvs_1_0_2_vm"), fixed.job(), "a fixed name keeps the job's identity");
+        final IllegalStateException noJob = assertThrows(IllegalStateException.class,
+            () -> RankEnvironment.detect(withDir(named), Optional::empty), "a fixed name needs the job's identity too");
+        assertTrue(noJob.getMessage().contains("cannot tell this rank's job"), noJob.getMessage());
     }
 
     /** No slurmd here: these are the variables srun sets (checked against Slurm's srun(1) man page). */
@@ -60,7 +71,7 @@ class RankLaunchersTest
             "SLURM_LOCALID", "1", "SLURM_JOB_ID", "1234", "SLURM_STEP_ID", "0", "SLURM_NODEID", "2",
             "SLURM_STEP_TASKS_PER_NODE", "2(x3),1"));
         final RankEnvironment e = detect(env);
-        assertEquals(new RankEnvironment(Launcher.SLURM, 5, 7, 1, 2, "slurm-1234.0", dir), e);
+        assertEquals(new RankEnvironment(Launcher.SLURM, 5, 7, 1, 2, "slurm-1234.0", dir, new JobId("Slurm srun", "1234.0")), e);
         assertFalse(e.oneNode());
         env.put("SLURM_NODEID", "3");
         env.put("SLURM_LOCALID", "0");
@@ -86,9 +97,9 @@ class RankLaunchersTest
             "mpiexec inside a Slurm allocation");
         env.putAll(Map.of("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2", "OMPI_COMM_WORLD_LOCAL_RANK", "1",
             "OMPI_COMM_WORLD_LOCAL_SIZE", "2", "OMPI_MCA_ess_base_jobid", "77"));
-        assertEquals(new RankEnvironment(Launcher.OPEN_MPI, 1, 2, 1, 2, "ompi-77", dir), detect(env));
+        assertEquals(new RankEnvironment(Launcher.OPEN_MPI, 1, 2, 1, 2, "ompi-77", dir, new JobId("Open MPI mpirun", "77")), detect(env));
         env.putAll(Map.of(Rank.RANK_ENV, "0", Rank.SIZE_ENV, "3", Rank.AV_ENV, "job"));
-        assertEquals(new RankEnvironment(Launcher.AVRUN, 0, 3, 0, 3, "job", dir), detect(env));
+        assertEquals(new RankEnvironment(Launcher.AVRUN, 0, 3, 0, 3, "job", dir, null), detect(env));
         assertEquals(Launcher.NONE, detect(Map.of()).launcher());
         assertNull(detect(Map.of()).avName());
     }
@@ -111,7 +122,7 @@ class RankLaunchersTest
             assertTrue(Files.exists(dir.resolve("slurm-1.0")), "rank 0 still has it open");
         }
         assertFalse(Files.exists(dir.resolve("slurm-1.0")), "the last rank to leave removes the AV");
-        assertFalse(Files.exists(NodeRanks.file(dir, "slurm-1.0")));
+        assertFalse(Files.exists(JobFile.path(dir, "slurm-1.0")));
     }
 
     @Test
@@ -127,6 +138,48 @@ class RankLaunchersTest
             final FabricException busy = assertThrows(FabricException.class, () -> open(0, 2));
             assertEquals(FiErrno.EBUSY, busy.errno());
             assertTrue(busy.getMessage().contains("shmav rm slurm-1.0"), busy.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRefuseARankOfAnotherJobGivenTheSameName()
+    {
+        try (Rank r0 = open(0, 2))
+        {
+            final RankEnvironment other = new RankEnvironment(Launcher.SLURM, 1, 2, 1, 2, "slurm-1.0", dir,
+                new JobId("Slurm srun", "2.0"));
+            final FabricException e = assertThrows(FabricException.class, () -> Rank.open(other, Duration.ofSeconds(5)));
+            assertEquals(FiErrno.EBUSY, e.errno());
+            assertTrue(e.getMessage().contains("rank 1 of job '2.0' (Slurm srun) refused AV 'slurm-1.0'") &&
+                e.getMessage().contains("it belongs to job '1.0' (Slurm srun)"), e.getMessage());
+            assertEquals(0, r0.av().count(), "the refused rank published nothing");
+            final FabricException zero = assertThrows(FabricException.class, () -> Rank.open(
+                new RankEnvironment(Launcher.SLURM, 0, 2, 0, 2, "slurm-1.0", dir, new JobId("Slurm srun", "2.0")),
+                Duration.ofSeconds(5)));
+            assertEquals(FiErrno.EBUSY, zero.errno(), "local rank 0 of the other job is refused too");
+            assertTrue(zero.getMessage().contains("it belongs to job '1.0'"), zero.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRefuseANameHeldByAnOverJobsFileUntilGcRemovesIt() throws Exception
+    {
+        try (JobFile over = JobFile.create(dir, "slurm-1.0", new JobId("Slurm srun", "0.0"), 1))
+        {
+            over.avCreated(); // its AV was then removed by hand (shmav rm), and its process died
+        }
+        final FabricException held = assertThrows(FabricException.class, () -> open(0, 2));
+        assertEquals(FiErrno.EBUSY, held.errno());
+        assertTrue(held.getMessage().contains("held by the job file .shmav-job.slurm-1.0 of job '0.0' (Slurm srun), " +
+            "which is over") && held.getMessage().contains("shmav gc --dir " + dir), held.getMessage());
+        final StringWriter out = new StringWriter();
+        assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(new StringWriter()), "--dir",
+            dir.toString(), "gc"));
+        assertTrue(out.toString().contains("removed   .shmav-job.slurm-1.0: the job file of AV 'slurm-1.0', which is " +
+            "gone; its job '0.0' (Slurm srun) is over"), out.toString());
+        try (Rank r0 = open(0, 1))
+        {
+            assertEquals("slurm-1.0", r0.av().attr().name(), "the name is free again, without --grace 0");
         }
     }
 
@@ -157,7 +210,7 @@ class RankLaunchersTest
 
     private RankEnvironment slurm(final int rank, final int size, final int localRank, final int localSize)
     {
-        return new RankEnvironment(Launcher.SLURM, rank, size, localRank, localSize, "slurm-1.0", dir);
+        return new RankEnvironment(Launcher.SLURM, rank, size, localRank, localSize, "slurm-1.0", dir, new JobId("Slurm srun", "1.0"));
     }
 
     private RankEnvironment detect(final Map<String, String> env)

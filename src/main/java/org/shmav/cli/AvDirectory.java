@@ -7,10 +7,12 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.shmav.AddrFormat;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.job.JobFile;
 import org.shmav.slots.Region;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
@@ -120,25 +122,29 @@ final class AvDirectory
     /** Every entry of the directory except hidden ones (shmav's temporary files start with '.'), sorted by name. */
     List<Path> entries()
     {
-        return list(false);
+        return list(name -> !name.startsWith("."), false);
     }
 
     /** The regular files named as shmav's temporary files of AVs being built, sorted by name. */
     List<Path> temporaries()
     {
-        return list(true);
+        return list(name -> SharedAvFile.temporaryCreator(name) > 0, true);
     }
 
-    private List<Path> list(final boolean temporaries)
+    /** The regular files named as job files ({@code .shmav-job.<AV name>}), sorted by name. */
+    List<Path> jobFiles()
+    {
+        return list(name -> JobFile.avNameOf(name) != null, true);
+    }
+
+    private List<Path> list(final Predicate<String> named, final boolean regularOnly)
     {
         final List<Path> list = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir))
         {
             for (final Path p : stream)
             {
-                final String name = p.getFileName().toString();
-                if (temporaries ? SharedAvFile.temporaryCreator(name) > 0 && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
-                    : !name.startsWith("."))
+                if (named.test(p.getFileName().toString()) && (!regularOnly || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)))
                 {
                     list.add(p);
                 }

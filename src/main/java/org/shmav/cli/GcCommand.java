@@ -4,11 +4,15 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
+import org.shmav.job.JobFile;
+import org.shmav.job.JobRecord;
 import org.shmav.slots.Region;
 import org.shmav.shm.CreatorLeftovers;
 import org.shmav.shm.SharedAvFile;
@@ -18,16 +22,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code shmav gc}: cleans up after processes that died. An AV that no live process has open and that
- * nobody has joined for the grace period is removed (its last users are gone: a killed job, a launcher
- * run with --keep); an AV still in use whose dead attachers left claims or removals half done is
- * repaired in place ({@code recoverDead}), without disturbing its live users. The temporary file of
- * a creator that died while building an AV is removed too. Other files that are not AVs are never
- * touched.
+ * {@code shmav gc}: cleans up after processes that died. An AV that no live process has open is
+ * removed when nobody has joined it for the grace period (a launcher run with --keep, an AV made by
+ * hand), or at once when its job file ({@link JobFile}) shows its job is over: every process of the
+ * job that joined is gone (a killed job). The job file goes with its AV, and a job file whose AV is
+ * gone and whose job no longer runs is removed too. An AV still in use whose dead attachers left
+ * claims or removals half done is repaired in place ({@code recoverDead}), without disturbing its live
+ * users. The temporary file of a creator that died while building an AV is removed too. Files that
+ * shmav did not make are never touched; each one is reported.
  */
-@Command(name = "gc", description = {"Removes AVs that no live process has open and nobody joined for the grace " +
-    "period; repairs what dead processes left in AVs still in use; removes the temporary files of AV creators that " +
-    "died. Reports what it did."})
+@Command(name = "gc", description = {"Removes AVs that no live process has open, once their job is over (every " +
+    "process of it gone) or nobody joined them for the grace period, with their job files; repairs what dead " +
+    "processes left in AVs still in use; removes the temporary files of AV creators that died. Reports what it " +
+    "removed, what it left and why."})
 final class GcCommand extends AvCommand implements Callable<Integer>
 {
     @Option(names = "--grace", paramLabel = "S", description = "seconds since an AV was created or last joined " +
@@ -42,6 +49,9 @@ final class GcCommand extends AvCommand implements Callable<Integer>
     private int kept;
     private int failures;
     private int temporaries;
+    private int jobFiles;
+    /** Job files already decided with their AV. */
+    private final Set<Path> decided = new HashSet<>();
 
     @Override
     public Integer call()
@@ -62,29 +72,62 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             catch (final CliException e)
             {
                 others++;
+                out().println("left      " + file.getFileName() + ": not a shmav AV (" + e.getMessage() + ")");
                 continue;
             }
-            collect(dir, s);
+            collect(dir, s, job(dir, s.name()));
+        }
+        for (final Path file : dir.jobFiles())
+        {
+            collectJobFile(dir, file);
         }
         for (final Path file : dir.temporaries())
         {
             collectTemporary(file);
         }
-        out().printf("gc%s: %d AV%s %s, %d %s, %d kept; %d other file%s left alone; %d temporary file%s %s%n",
-            dryRun ? " (dry run)" : "", removed, removed == 1 ? "" : "s", dryRun ? "to remove" : "removed", repaired,
-            dryRun ? "to repair" : "repaired", kept, others, others == 1 ? "" : "s", temporaries, temporaries == 1 ? "" : "s",
-            dryRun ? "to remove" : "removed");
+        out().printf("gc%s: %d AV%s %s, %d %s, %d kept; %d job file%s %s; %d other file%s left alone; " +
+            "%d temporary file%s %s%n", dryRun ? " (dry run)" : "", removed, removed == 1 ? "" : "s",
+            dryRun ? "to remove" : "removed", repaired, dryRun ? "to repair" : "repaired", kept, jobFiles,
+            jobFiles == 1 ? "" : "s", dryRun ? "to remove" : "removed", others, others == 1 ? "" : "s", temporaries,
+            temporaries == 1 ? "" : "s", dryRun ? "to remove" : "removed");
         return failures == 0 ? ExitCode.OK.code : ExitCode.FAILED.code;
     }
 
-    private void collect(final AvDirectory dir, final AvSnapshot s)
+    /** What the job file of AV {@code name} says, if it has one that can be read. */
+    private static JobRecord job(final AvDirectory dir, final String name)
+    {
+        try
+        {
+            return JobRecord.read(JobFile.path(dir.path(), name)).orElse(null);
+        }
+        catch (final IOException e)
+        {
+            return null;
+        }
+    }
+
+    private void collect(final AvDirectory dir, final AvSnapshot s, final JobRecord job)
     {
         final long now = System.currentTimeMillis();
         final long idleMillis = now - s.lastActivityMillis();
-        if (!s.inUse() && idleMillis >= graceSeconds * 1000)
+        final String dead = "no live process has it open (" + s.deadAttachers() + " dead attacher" +
+            (s.deadAttachers() == 1 ? "" : "s") + ")";
+        // A job file tells more than the time since the last join: whether the AV's job is over.
+        if (!s.inUse() && job != null && job.over())
         {
-            remove(dir, s, "no live process has it open (" + s.deadAttachers() + " dead attacher" +
-                (s.deadAttachers() == 1 ? "" : "s") + "), last joined " + Text.age(s.lastActivityMillis(), now) + " ago");
+            if (remove(dir, s, dead + ", and its job " + job.job() + " is over: all " + job.joined() + " of its " +
+                "processes that joined are gone"))
+            {
+                removeJobFile(job.file(), "the job file of '" + s.name() + "', removed with it");
+            }
+            return;
+        }
+        if (!s.inUse() && (job == null || job.running() == 0) && idleMillis >= graceSeconds * 1000)
+        {
+            if (remove(dir, s, dead + ", last joined " + Text.age(s.lastActivityMillis(), now) + " ago") && job != null)
+            {
+                removeJobFile(job.file(), "the job file of '" + s.name() + "', removed with it");
+            }
             return;
         }
         if (s.deadAttachers() > 0)
@@ -102,6 +145,10 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         else if (s.readers())
         {
             why = "open in FI_READ readers";
+        }
+        else if (job != null && job.running() > 0)
+        {
+            why = "its " + job.describe();
         }
         else
         {
@@ -140,7 +187,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             SharedAvFile.temporaryCreator(file.getFileName().toString()) + ", which died");
     }
 
-    private void remove(final AvDirectory dir, final AvSnapshot s, final String why)
+    private boolean remove(final AvDirectory dir, final AvSnapshot s, final String why)
     {
         if (!dryRun)
         {
@@ -152,11 +199,90 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             {
                 failures++;
                 out().println("failed    " + s.name() + ": " + AvDirectory.reason(e));
-                return;
+                return false;
             }
         }
         removed++;
         out().println((dryRun ? "would remove " : "removed   ") + s.name() + ": " + why);
+        return true;
+    }
+
+    /**
+     * A job file whose AV is gone (or went with the AV above): removed when its job is over or its
+     * creator died while writing it (older than the grace period, no lock held); kept while a process
+     * of its job runs.
+     */
+    private void collectJobFile(final AvDirectory dir, final Path file)
+    {
+        final String av = JobFile.avNameOf(file.getFileName().toString());
+        if (decided.contains(file) || Files.exists(dir.path().resolve(av), LinkOption.NOFOLLOW_LINKS))
+        {
+            return; // decided with its AV above
+        }
+        final JobRecord job;
+        try
+        {
+            job = JobRecord.read(file).orElse(null);
+        }
+        catch (final IOException e)
+        {
+            out().println("left      " + file.getFileName() + ": cannot read it (" + e.getMessage() + ")");
+            return;
+        }
+        if (job == null)
+        {
+            return; // removed meanwhile
+        }
+        if (job.running() > 0)
+        {
+            out().println("kept      " + file.getFileName() + ": " + job.describe());
+            return;
+        }
+        final long age = System.currentTimeMillis() - modified(file);
+        if (job.job() == null && age < graceSeconds * 1000)
+        {
+            out().println("kept      " + file.getFileName() + ": being written, " + Text.age(modified(file),
+                System.currentTimeMillis()) + " old, within the grace period of " + graceSeconds + "s");
+            return;
+        }
+        removeJobFile(file, job.job() == null ? "a job file its creator never finished (it died)" :
+            "the job file of AV '" + av + "', which is gone; its job " + job.job() + " is over");
+    }
+
+    private void removeJobFile(final Path file, final String why)
+    {
+        decided.add(file);
+        if (!dryRun)
+        {
+            try
+            {
+                if (!JobFile.deleteIfOver(file))
+                {
+                    out().println("kept      " + file.getFileName() + ": a process of its job joined it meanwhile");
+                    return;
+                }
+            }
+            catch (final IOException e)
+            {
+                failures++;
+                out().println("failed    " + file.getFileName() + ": " + e.getMessage());
+                return;
+            }
+        }
+        jobFiles++;
+        out().println((dryRun ? "would remove " : "removed   ") + file.getFileName() + ": " + why);
+    }
+
+    private static long modified(final Path file)
+    {
+        try
+        {
+            return Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis();
+        }
+        catch (final IOException e)
+        {
+            return System.currentTimeMillis();
+        }
     }
 
     private void repair(final AvSnapshot s)

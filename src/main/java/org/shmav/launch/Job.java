@@ -2,9 +2,6 @@ package org.shmav.launch;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,14 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
-import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
-import org.shmav.AvAttr;
-import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
-import org.shmav.FiErrno;
+import org.shmav.job.JobFile;
+import org.shmav.job.JobId;
 
 /**
  * One avrun job, run the way mpirun runs one: create the job's AV, start every rank, wait for them,
@@ -49,80 +44,35 @@ public final class Job
     private final PrintStream err;
     private final Domain domain;
     private final AddressVector av;
+    private final JobFile jobFile;
+    private final JobId jobId;
     private final List<RankProcess> ranks = new CopyOnWriteArrayList<>();
     private final AtomicBoolean cleanedUp = new AtomicBoolean();
     private final List<Integer> unfinished = new CopyOnWriteArrayList<>();
     private volatile String signal;
 
     private Job(final JobSpec spec, final PrintStream out, final PrintStream err, final Domain domain,
-        final AddressVector av)
+        final AddressVector av, final JobFile jobFile, final JobId jobId)
     {
         this.spec = spec;
         this.out = out;
         this.err = err;
         this.domain = domain;
         this.av = av;
+        this.jobFile = jobFile;
+        this.jobId = jobId;
     }
 
     /**
-     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size), and its directory (mode 0700)
-     * when that does not exist.
+     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size) after its job file, and its
+     * directory (mode 0700) when that does not exist.
      *
-     * @throws SetupException when the AV exists already or cannot be created
+     * @throws SetupException when the name is taken or the AV cannot be created
      */
     public static Job create(final JobSpec spec, final PrintStream out, final PrintStream err)
     {
-        ensureDirectory(spec, err);
-        final Domain domain;
-        try
-        {
-            domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(spec.directory()).build());
-        }
-        catch (final FabricException e)
-        {
-            throw new SetupException(e.getMessage());
-        }
-        try
-        {
-            // createOnly: of two launchers of one --name, exactly one creates the AV; the other never attaches to it.
-            final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(spec.size())
-                .name(spec.avName()).createOnly(true).build());
-            return new Job(spec, out, err, domain, av);
-        }
-        catch (final FabricException e)
-        {
-            domain.close();
-            if (e.errno() == FiErrno.EEXIST)
-            {
-                throw new SetupException("AV '" + spec.avName() + "' already exists in " + spec.directory() +
-                    " (left by an earlier job?): remove it with '" + shmav(spec, "rm " + spec.avName()) +
-                    "' or choose another --name");
-            }
-            throw new SetupException("cannot create AV '" + spec.avName() + "': " + e.getMessage());
-        }
-    }
-
-    private static void ensureDirectory(final JobSpec spec, final PrintStream err)
-    {
-        final Path dir = spec.directory();
-        if (Files.isDirectory(dir))
-        {
-            return;
-        }
-        if (Files.exists(dir))
-        {
-            throw new SetupException(dir + " is not a directory (see --dir and SHMAV_DIR)");
-        }
-        try
-        {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            err.println("avrun: created directory " + dir + " (mode 0700) for the job's AV");
-        }
-        catch (final IOException | UnsupportedOperationException e)
-        {
-            throw new SetupException("directory " + dir + " does not exist and cannot be created (" + e +
-                "); create it with: mkdir -p -m 0700 " + dir);
-        }
+        final JobSetup.Claimed c = JobSetup.claim(spec, err);
+        return new Job(spec, out, err, c.domain(), c.av(), c.jobFile(), c.id());
     }
 
     /** {@code scripts/shmav COMMAND}, with {@code --dir} when the job's directory is not the default. */
@@ -186,7 +136,7 @@ public final class Job
             final RankProcess rank;
             try
             {
-                rank = RankProcess.start(spec, r, out, err);
+                rank = RankProcess.start(spec, jobId.id(), r, out, err);
             }
             catch (final IOException e)
             {
@@ -379,6 +329,11 @@ public final class Job
         catch (final FabricException e)
         {
             err.println("avrun: could not remove AV '" + spec.avName() + "': " + e.getMessage());
+        }
+        finally
+        {
+            // A kept AV is a plain AV from now on: its job is over.
+            JobSetup.deleteQuietly(jobFile);
         }
     }
 

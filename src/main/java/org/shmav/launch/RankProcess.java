@@ -29,9 +29,9 @@ final class RankProcess
         this.stderrPump = stderrPump;
     }
 
-    /** Starts rank {@code rank} of {@code spec}; its output goes to {@code out} and {@code err}, prefixed. */
-    static RankProcess start(final JobSpec spec, final int rank, final PrintStream out, final PrintStream err)
-        throws IOException
+    /** Starts rank {@code rank} of {@code spec}, job {@code jobId}; its output goes to {@code out} and {@code err}, prefixed. */
+    static RankProcess start(final JobSpec spec, final String jobId, final int rank, final PrintStream out,
+        final PrintStream err) throws IOException
     {
         final ProcessBuilder pb = new ProcessBuilder(spec.command());
         final Map<String, String> env = pb.environment();
@@ -39,6 +39,7 @@ final class RankProcess
         env.put(Rank.SIZE_ENV, Integer.toString(spec.size()));
         env.put(Rank.AV_ENV, spec.avName());
         env.put(Rank.DIR_ENV, spec.directory().toString());
+        env.put(Rank.JOB_ENV, jobId);
         pb.redirectInput(ProcessBuilder.Redirect.INHERIT);
         final Process p = pb.start();
         p.getOutputStream().close(); // ranks read no input from the launcher

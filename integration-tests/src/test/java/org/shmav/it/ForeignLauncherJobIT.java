@@ -17,7 +17,8 @@ import org.shmav.cli.ShmavCli;
  * The life of a node's AV when the ranks create it themselves (no avrun), with real processes: the
  * ranks get the variables Slurm's srun sets (there is no slurmd on the build machine; mpirun and
  * mpiexec, which go the same way, are run for real by {@link MpiLaunchersIT}). The last rank to
- * leave removes the AV; when every rank dies instead, {@code shmav gc} removes it.
+ * leave removes the AV; when every rank dies instead, {@code shmav gc} removes it and its job file at
+ * once (no grace period to wait: the job file shows every rank is gone), and {@code ls --all} shows both.
  */
 class ForeignLauncherJobIT
 {
@@ -44,14 +45,28 @@ class ForeignLauncherJobIT
         try (TestDir dir = TestDir.inShm("foreign-it-"); TestDir logs = TestDir.inTmp("foreign-it-logs-"))
         {
             runJob(dir, logs, "die", "72");
-            assertTrue(dir.names().contains("slurm-72.0"), "nobody closed: the AV stays: " + dir.names());
-            final StringWriter out = new StringWriter();
-            final StringWriter err = new StringWriter();
-            assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), "--dir", dir.path().toString(),
-                "gc", "--grace", "0"), err::toString);
-            assertTrue(out.toString().contains("1 AV removed"), out.toString());
-            assertEquals(List.of(".shmav-ranks.slurm-72.0"), dir.names(), "only the small ranks file stays");
+            assertEquals(List.of(".shmav-job.slurm-72.0", "slurm-72.0"), dir.names(), "nobody closed: the AV stays");
+            final String ls = shmav(dir, "ls", "--all");
+            assertTrue(ls.contains(".shmav-job.slurm-72.0  job file of AV 'slurm-72.0': job '72.0' (Slurm srun), " +
+                "0 of 3 processes running"), ls);
+            final String gc = shmav(dir, "gc");
+            assertTrue(gc.contains("removed   slurm-72.0: no live process has it open (3 dead attachers), and its job " +
+                "'72.0' (Slurm srun) is over: all 3 of its processes that joined are gone"), gc);
+            assertTrue(gc.contains("removed   .shmav-job.slurm-72.0: the job file of 'slurm-72.0', removed with it"), gc);
+            assertTrue(gc.contains("gc: 1 AV removed, 0 repaired, 0 kept; 1 job file removed"), gc);
+            assertEquals(List.of(), dir.names(), "the job file went with the AV");
         }
+    }
+
+    private static String shmav(final TestDir dir, final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final List<String> all = new ArrayList<>(List.of("--dir", dir.path().toString()));
+        all.addAll(List.of(args));
+        assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), all.toArray(new String[0])),
+            err::toString);
+        return out.toString();
     }
 
     /** Three ranks of Slurm job JOB step 0 on one node, in {@code mode}; their output. */

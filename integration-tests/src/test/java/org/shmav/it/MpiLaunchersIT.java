@@ -130,6 +130,29 @@ class MpiLaunchersIT
         }
     }
 
+    /**
+     * Ranks that exit one after another all run to their end: under MPICH, shmav asked the proxy for the
+     * job's name on the PMI socket (cmd=init), and Hydra kills the rest of a job when such a process
+     * exits without cmd=finalize, which shmav sends as the JVM exits.
+     */
+    @ParameterizedTest
+    @EnumSource(Launcher.class)
+    void shouldLetEveryRankRunToItsEndWhenRankZeroExitsFirst(final Launcher launcher) throws Exception
+    {
+        try (TestDir dir = TestDir.inShm("mpi-exit-it-"); TestDir logs = TestDir.inTmp("mpi-exit-it-logs-");
+             ChildJvm run = launch(launcher, dir.path(), logs.path(), StaggeredExitRank.class.getName()))
+        {
+            final int status = run.waitFor(Duration.ofSeconds(120));
+            final String out = run.stdout();
+            assertEquals(0, status, () -> out + run.stderr());
+            for (int r = 0; r < 4; r++)
+            {
+                assertTrue(out.contains("rank " + r + " exits"), () -> out + run.stderr());
+            }
+            assertEquals(List.of(), dir.names());
+        }
+    }
+
     /** {@code LAUNCHER ARGS java -cp <test classpath> MAIN}, ranks' AVs in {@code dir}. */
     private static ChildJvm launch(final Launcher launcher, final Path dir, final Path logs, final String main)
         throws Exception

@@ -120,6 +120,8 @@ class ShmavCliIT
         final Result gc = shmav("gc", "--grace", "0");
         assertEquals(0, gc.code(), gc.err());
         assertTrue(gc.out().contains("2 other files left alone"), gc.out());
+        assertTrue(gc.out().contains("left      notes: not a shmav AV (") && gc.out().contains("bad magic"),
+            "gc says why it left each file: " + gc.out());
 
         final Result ls = shmav("ls");
         assertTrue(ls.out().contains("(2 other files in " + dir.path() + " not shown"), ls.out());

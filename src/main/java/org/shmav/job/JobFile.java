@@ -1,0 +1,332 @@
+package org.shmav.job;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Optional;
+
+/**
+ * Which job a named AV belongs to, and which of its processes are still running: the file
+ * {@code .shmav-job.<AV name>} next to the AV. Whoever creates a job's AV (avrun, or a node's local
+ * rank 0 under mpirun, mpiexec or srun) creates this file first, with {@code CREATE_NEW}, so that of
+ * two jobs given one name exactly one owns it; every other rank reads it before it attaches, and a
+ * rank of another job is refused. The AV file's layout is untouched.
+ *
+ * <pre>
+ *   0  magic "shmavjob"                 8 bytes
+ *   8  state                            int: 0 being written, 1 job recorded, 2 the job's AV created
+ *  12  slots                            int: participants (local ranks; 1 for avrun)
+ *  16  created                          long: epoch milliseconds
+ *  24  creator pid                      long: for people reading it
+ *  32  launcher length L, job id length J   two shorts
+ *  36  launcher, then job id            UTF-8
+ * 512  slot i                           byte: 1 once participant i joined
+ * </pre>
+ *
+ * A participant that joins writes 1 at its slot and holds an fcntl lock on that byte until it leaves;
+ * the kernel drops the lock when the process dies. The state is written after the fields it vouches
+ * for, so a reader that sees it sees them. Little-endian.
+ *
+ * <p>One instance per participant and process (fcntl locks belong to the process: closing another
+ * channel of this file in the same JVM drops them). Not thread-safe.
+ */
+public final class JobFile implements AutoCloseable
+{
+    /** Prefix of the file's name; AV names cannot start with '.', so it never clashes with an AV. */
+    public static final String PREFIX = ".shmav-job.";
+    /** The job is being recorded; its fields are not valid yet. */
+    public static final int BEING_WRITTEN = 0;
+    /** The job is recorded; its AV is not created yet. */
+    public static final int RECORDED = 1;
+    /** The job created its AV: participants may attach. */
+    public static final int AV_CREATED = 2;
+
+    static final int STATE_OFFSET = 8;
+    static final int SLOTS_OFFSET = 12;
+    static final int CREATED_OFFSET = 16;
+    static final int PID_OFFSET = 24;
+    static final int LENGTHS_OFFSET = 32;
+    static final int TEXT_OFFSET = 36;
+    /** Where the participants' bytes start. */
+    public static final int SLOTS_START = 512;
+    private static final byte[] MAGIC = "shmavjob".getBytes(StandardCharsets.US_ASCII);
+
+    private final Path file;
+    private final FileChannel channel;
+    private final int slot;
+    private final int slots;
+    /** The file's identity when this participant opened it (null when unknown). */
+    private final Object key;
+    private FileLock mine;
+
+    private JobFile(final Path file, final FileChannel channel, final int slot, final int slots, final Object key)
+    {
+        this.file = file;
+        this.channel = channel;
+        this.slot = slot;
+        this.slots = slots;
+        this.key = key;
+    }
+
+    /** The file that records the job of AV {@code avName} in {@code directory}. */
+    public static Path path(final Path directory, final String avName)
+    {
+        return directory.resolve(PREFIX + avName);
+    }
+
+    /** The AV a job file is about, or null when {@code fileName} is not a job file's name. */
+    public static String avNameOf(final String fileName)
+    {
+        return fileName.startsWith(PREFIX) && fileName.length() > PREFIX.length() ? fileName.substring(PREFIX.length()) : null;
+    }
+
+    /**
+     * Claims AV {@code avName} for {@code job}: creates the job file (never replacing one), joins slot 0
+     * and records the job. Call {@link #avCreated()} once the AV is created.
+     *
+     * @throws FileAlreadyExistsException when a job file of that name exists (another job, or one that died)
+     */
+    public static JobFile create(final Path directory, final String avName, final JobId job, final int slots)
+        throws IOException
+    {
+        final Path f = path(directory, avName);
+        final FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
+        try
+        {
+            final JobFile jobFile = new JobFile(f, ch, 0, slots, null);
+            jobFile.mine = ch.lock(SLOTS_START, 1, false);
+            final byte[] launcher = bounded(job.launcher(), 100);
+            final byte[] id = bounded(job.id(), SLOTS_START - TEXT_OFFSET - launcher.length);
+            final ByteBuffer header = ByteBuffer.allocate(SLOTS_START + slots).order(ByteOrder.LITTLE_ENDIAN);
+            header.put(MAGIC).putInt(BEING_WRITTEN).putInt(slots).putLong(System.currentTimeMillis())
+                .putLong(ProcessHandle.current().pid()).putShort((short)launcher.length).putShort((short)id.length)
+                .put(launcher).put(id);
+            header.put(SLOTS_START, (byte)1);
+            writeFully(ch, header.clear(), 0);
+            jobFile.setState(RECORDED);
+            return jobFile;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            ch.close();
+            Files.deleteIfExists(f);
+            throw e;
+        }
+    }
+
+    /** Records that the job's AV exists now: the other participants may attach. */
+    public void avCreated() throws IOException
+    {
+        setState(AV_CREATED);
+    }
+
+    private void setState(final int state) throws IOException
+    {
+        writeFully(channel, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, state), STATE_OFFSET);
+    }
+
+    /**
+     * Opens the job file of {@code avName} as participant {@code slot}, if there is one: the caller
+     * reads it ({@link #read()}) and then either {@link #join()}s or {@link #close()}s it.
+     *
+     * @return empty when there is no job file (yet)
+     */
+    public static Optional<JobFile> open(final Path directory, final String avName, final int slot, final int slots)
+        throws IOException
+    {
+        final Path f = path(directory, avName);
+        try
+        {
+            final Object key = fileKey(f);
+            return Optional.of(new JobFile(f, FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                slot, slots, key));
+        }
+        catch (final NoSuchFileException e)
+        {
+            return Optional.empty();
+        }
+    }
+
+    /** What the file says now, read through this participant's channel. */
+    public JobRecord read() throws IOException
+    {
+        return JobRecord.read(file, channel);
+    }
+
+    /** Whether the name still refers to the file this participant opened (its creator may have removed it). */
+    public boolean stillNamed() throws IOException
+    {
+        return key != null && key.equals(fileKey(file));
+    }
+
+    /**
+     * Joins: holds the lock on this participant's byte and writes 1 there. False when the file was
+     * removed or replaced since it was opened (its job ended): then the caller closes it and looks again.
+     */
+    public boolean join() throws IOException
+    {
+        mine = channel.lock(SLOTS_START + slot, 1, false);
+        writeFully(channel, ByteBuffer.wrap(new byte[] {1}), SLOTS_START + slot);
+        return stillNamed();
+    }
+
+    /** The file's identity (device and inode), or null when it does not exist. */
+    static Object fileKey(final Path file) throws IOException
+    {
+        try
+        {
+            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        }
+        catch (final NoSuchFileException e)
+        {
+            return null;
+        }
+    }
+
+    /**
+     * Leaves; true when this participant was the last of the job's to leave (every slot joined and no
+     * lock held): then the caller removes the AV and {@link #delete()}s this file.
+     */
+    public boolean leave() throws IOException
+    {
+        if (mine != null && mine.isValid())
+        {
+            mine.release();
+        }
+        final ByteBuffer joined = ByteBuffer.allocate(slots);
+        readFully(channel, joined, SLOTS_START);
+        for (int r = 0; r < slots; r++)
+        {
+            if (r != slot && (joined.get(r) != 1 || !isFree(channel, r)))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether nobody holds participant {@code r}'s lock (a lock of another channel of this JVM counts as held). */
+    static boolean isFree(final FileChannel ch, final int r) throws IOException
+    {
+        try
+        {
+            final FileLock probe = ch.tryLock(SLOTS_START + r, 1, true);
+            if (probe == null)
+            {
+                return false;
+            }
+            probe.release();
+            return true;
+        }
+        catch (final OverlappingFileLockException e)
+        {
+            return false; // held by another participant in this same JVM (tests)
+        }
+    }
+
+    /** Removes the file (by its creator when its AV could not be made, or by the last participant to leave). */
+    public void delete() throws IOException
+    {
+        Files.deleteIfExists(file);
+    }
+
+    /**
+     * Removes the job file {@code file} when its job is over (no participant holds its lock), for
+     * {@code shmav gc}: holds every participant's lock while it checks that the name still refers to the
+     * file it looked at, so a job that joins meanwhile waits and then finds the file gone
+     * ({@link #join()} returns false), and a job file created in its place is never removed.
+     *
+     * @return true when it removed the file
+     */
+    public static boolean deleteIfOver(final Path file) throws IOException
+    {
+        final Object before = fileKey(file);
+        if (before == null)
+        {
+            return false;
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final FileLock all;
+            try
+            {
+                all = ch.tryLock(SLOTS_START, Long.MAX_VALUE - SLOTS_START, false);
+            }
+            catch (final OverlappingFileLockException e)
+            {
+                return false;
+            }
+            if (all == null)
+            {
+                return false;
+            }
+            try
+            {
+                if (!before.equals(fileKey(file)))
+                {
+                    return false;
+                }
+                Files.delete(file);
+                return true;
+            }
+            finally
+            {
+                all.release();
+            }
+        }
+        catch (final NoSuchFileException e)
+        {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        channel.close();
+    }
+
+    private static byte[] bounded(final String s, final int max)
+    {
+        final byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        if (b.length > max)
+        {
+            throw new IllegalArgumentException("job identity '" + s + "' is longer than " + max + " bytes");
+        }
+        return b;
+    }
+
+    static void writeFully(final FileChannel ch, final ByteBuffer b, final long position) throws IOException
+    {
+        long at = position;
+        while (b.hasRemaining())
+        {
+            at += ch.write(b, at);
+        }
+    }
+
+    static void readFully(final FileChannel ch, final ByteBuffer b, final long position) throws IOException
+    {
+        while (b.hasRemaining() && ch.read(b, position + b.position()) > 0)
+        {
+            // until full or end of file; what is missing stays 0
+        }
+    }
+
+    static byte[] magic()
+    {
+        return MAGIC.clone();
+    }
+}

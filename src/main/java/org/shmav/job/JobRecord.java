@@ -1,0 +1,98 @@
+package org.shmav.job;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * What a job file ({@link JobFile}) said when it was read: the job, its state, and which of its
+ * participants joined and which still run.
+ *
+ * @param file          the job file
+ * @param job           the job, or null while it is being written (or when the file is not a job file)
+ * @param state         {@link JobFile#BEING_WRITTEN}, {@link JobFile#RECORDED} or {@link JobFile#AV_CREATED}
+ * @param slots         participants the job has
+ * @param joined        participants that joined
+ * @param running       participants still running (their lock is held)
+ * @param createdMillis when the file was created
+ * @param creatorPid    the pid of the process that created it
+ */
+public record JobRecord(Path file, JobId job, int state, int slots, int joined, int running, long createdMillis,
+    long creatorPid)
+{
+    /** Reads the job file {@code file} from a new read-only channel: for tools, never in a participant's JVM. */
+    public static Optional<JobRecord> read(final Path file) throws IOException
+    {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            return Optional.of(read(file, ch));
+        }
+        catch (final NoSuchFileException e)
+        {
+            return Optional.empty();
+        }
+    }
+
+    static JobRecord read(final Path file, final FileChannel ch) throws IOException
+    {
+        final ByteBuffer h = ByteBuffer.allocate(JobFile.SLOTS_START).order(ByteOrder.LITTLE_ENDIAN);
+        JobFile.readFully(ch, h, 0);
+        final byte[] magic = new byte[8];
+        h.get(0, magic);
+        final int state = h.getInt(JobFile.STATE_OFFSET);
+        if (!Arrays.equals(magic, JobFile.magic()) || state == JobFile.BEING_WRITTEN || state > JobFile.AV_CREATED)
+        {
+            return unwritten(file, h);
+        }
+        final int slots = Math.max(0, Math.min(h.getInt(JobFile.SLOTS_OFFSET), 1 << 20));
+        final int launcherLength = h.getShort(JobFile.LENGTHS_OFFSET) & 0xffff;
+        final int idLength = h.getShort(JobFile.LENGTHS_OFFSET + 2) & 0xffff;
+        if (JobFile.TEXT_OFFSET + launcherLength + idLength > JobFile.SLOTS_START)
+        {
+            return unwritten(file, h);
+        }
+        final String launcher = new String(h.array(), JobFile.TEXT_OFFSET, launcherLength, StandardCharsets.UTF_8);
+        final String id = new String(h.array(), JobFile.TEXT_OFFSET + launcherLength, idLength, StandardCharsets.UTF_8);
+        final ByteBuffer bytes = ByteBuffer.allocate(slots);
+        JobFile.readFully(ch, bytes, JobFile.SLOTS_START);
+        int joined = 0;
+        int running = 0;
+        for (int r = 0; r < slots; r++)
+        {
+            joined += bytes.get(r) == 1 ? 1 : 0;
+            running += JobFile.isFree(ch, r) ? 0 : 1;
+        }
+        return new JobRecord(file, new JobId(launcher, id), state, slots, joined, running,
+            h.getLong(JobFile.CREATED_OFFSET), h.getLong(JobFile.PID_OFFSET));
+    }
+
+    private static JobRecord unwritten(final Path file, final ByteBuffer h)
+    {
+        return new JobRecord(file, null, JobFile.BEING_WRITTEN, 0, 0, 0, h.getLong(JobFile.CREATED_OFFSET),
+            h.getLong(JobFile.PID_OFFSET));
+    }
+
+    /** True when the job created its AV, some participant joined, and none of them runs any more. */
+    public boolean over()
+    {
+        return state == JobFile.AV_CREATED && joined > 0 && running == 0;
+    }
+
+    /** {@return one line for people: the job, and how many of its participants run} */
+    public String describe()
+    {
+        if (job == null)
+        {
+            return "a job file being written by pid " + creatorPid;
+        }
+        return "job " + job + ", " + running + " of " + slots + (slots == 1 ? " process" : " processes") + " running" +
+            (state == JobFile.AV_CREATED ? "" : ", AV not created yet");
+    }
+}

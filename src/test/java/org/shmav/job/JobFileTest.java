@@ -1,0 +1,88 @@
+package org.shmav.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The job file's life in one JVM: claim, record, join, leave, and what gc may remove. */
+class JobFileTest
+{
+    private static final JobId JOB = new JobId("Open MPI mpirun", "prterun-vm-4242@1");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldClaimANameOnceAndRecordTheJobBeforeItsAv() throws Exception
+    {
+        try (JobFile created = JobFile.create(dir, "job7", JOB, 3))
+        {
+            assertThrows(FileAlreadyExistsException.class, () -> JobFile.create(dir, "job7", new JobId("avrun", "x"), 1),
+                "a second job never replaces the first one's file");
+            final JobRecord recorded = created.read();
+            assertEquals(JOB, recorded.job());
+            assertEquals(JobFile.RECORDED, recorded.state(), "ranks wait until the AV exists");
+            assertEquals(1, recorded.joined());
+            assertEquals(1, recorded.running(), "the creator holds its lock");
+            assertFalse(recorded.over());
+            created.avCreated();
+            assertEquals(JobFile.AV_CREATED, created.read().state());
+            assertEquals("job 'prterun-vm-4242@1' (Open MPI mpirun), 1 of 3 processes running", created.read().describe());
+        }
+    }
+
+    @Test
+    void shouldTellTheLastParticipantAndNeverLetGcRemoveARunningJobsFile() throws Exception
+    {
+        final JobFile zero = JobFile.create(dir, "job7", JOB, 2);
+        zero.avCreated();
+        final JobFile one = JobFile.open(dir, "job7", 1, 2).orElseThrow();
+        assertTrue(one.join());
+        final Path file = JobFile.path(dir, "job7");
+        assertFalse(JobFile.deleteIfOver(file), "two participants hold their locks");
+        assertFalse(zero.leave(), "participant 1 still runs");
+        zero.close();
+        assertTrue(one.leave(), "every participant joined and none holds its lock");
+        one.close();
+        final JobRecord over = JobRecord.read(file).orElseThrow();
+        assertEquals(2, over.joined());
+        assertTrue(over.over());
+        assertTrue(JobFile.deleteIfOver(file));
+        assertFalse(Files.exists(file));
+        assertTrue(JobRecord.read(file).isEmpty());
+    }
+
+    @Test
+    void shouldRefuseToJoinAFileRemovedSinceItWasOpened() throws Exception
+    {
+        final JobFile zero = JobFile.create(dir, "job7", JOB, 2);
+        final JobFile late = JobFile.open(dir, "job7", 1, 2).orElseThrow();
+        zero.delete(); // its creator could not make the AV
+        zero.close();
+        assertFalse(late.stillNamed());
+        assertFalse(late.join(), "joining a removed file would wait for an AV nobody creates");
+        late.close();
+        assertTrue(JobFile.open(dir, "job7", 1, 2).isEmpty());
+    }
+
+    @Test
+    void shouldReadAnUnfinishedFileAsBeingWritten() throws Exception
+    {
+        final Path file = Files.write(JobFile.path(dir, "job7"), new byte[600]);
+        final JobRecord r = JobRecord.read(file).orElseThrow();
+        assertNull(r.job());
+        assertEquals(JobFile.BEING_WRITTEN, r.state());
+        assertFalse(r.over(), "gc waits for the grace period rather than guess");
+        assertEquals("job7", JobFile.avNameOf(file.getFileName().toString()));
+        assertNull(JobFile.avNameOf("job7"));
+    }
+}
