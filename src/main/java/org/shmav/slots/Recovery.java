@@ -56,6 +56,16 @@ final class Recovery
     /** See {@link SlotTable#recoverDead}. */
     int recoverDead()
     {
+        return recoverDead(false);
+    }
+
+    /**
+     * Recovers every dead entry. Returns the slots repaired, plus, with {@code countMarked}, the FREE
+     * slots whose group was found unmarked and marked (a claimer that found no slot asks for both: either
+     * makes a claim worth trying again).
+     */
+    int recoverDead(final boolean countMarked)
+    {
         final long highWater = Math.min(m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
             layout.attachersCapacity());
         int repaired = 0;
@@ -63,7 +73,7 @@ final class Recovery
         {
             if (m.getLongVolatile(layout.attacher(a) + TOKEN_OFFSET) != 0 && !liveness.isHeld(a))
             {
-                repaired += recoverAttacher(a);
+                repaired += recoverAttacher(a, countMarked);
             }
         }
         return repaired;
@@ -74,6 +84,11 @@ final class Recovery
      * or another recoverer holds it), settles it, frees it and unlocks. Returns the slots repaired.
      */
     int recoverAttacher(final int a)
+    {
+        return recoverAttacher(a, false);
+    }
+
+    private int recoverAttacher(final int a, final boolean countMarked)
     {
         if (!liveness.tryAcquire(a))
         {
@@ -96,9 +111,10 @@ final class Recovery
             }
             // The dead writer may have freed a slot and died before marking its group: claims look at
             // marked groups only, so mark such slots now (once per dead writer).
-            final int repaired = repair(a, entry) + free.markUnmarkedFree();
+            final int repaired = repair(a, entry);
+            final int marked = free.markUnmarkedFree();
             m.compareAndSetLong(entry + TOKEN_OFFSET, token, 0L);
-            return repaired;
+            return countMarked ? repaired + marked : repaired;
         }
         finally
         {

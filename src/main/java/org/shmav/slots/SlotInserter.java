@@ -168,7 +168,7 @@ final class SlotInserter
                 return -FiErrno.ENOSPC; // this call found the AV full already: a present address was all it could take
             }
             long slot = free.claimLowest(w);
-            if (slot < 0 && (recovery.recoverDead() > 0 || unmarkedFreeFound()))
+            if (slot < 0 && (recovery.recoverDead(true) > 0 || unmarkedFreeFound()))
             {
                 slot = free.claimLowest(w); // slots held by dead writers came back, or were found unmarked
             }
