@@ -163,6 +163,9 @@ final class Fixture
         final int entry = region.layout().attacher(index);
         region.liveness().release(index); // what the kernel does to a dead process's lock
         m.putLong(entry + AttacherDescriptor.TOKEN_OFFSET, 0xDEADL);
+        // Every test kills a writer in the middle of an operation, and a writer is inside its phase for
+        // the whole of an insert or a removal: a claimer that finds no slot waits for such phases.
+        m.setLongVolatile(entry + AttacherDescriptor.PHASE_OFFSET, 1);
         m.putLong(entry + AttacherDescriptor.JOURNAL_OFFSET, journal);
         m.setLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET,
             Math.max(index + 1, m.getLongVolatile(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET)));
