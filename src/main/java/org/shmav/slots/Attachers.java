@@ -82,6 +82,9 @@ final class Attachers
      */
     void leaveToRecovery(final Writer w)
     {
+        // An entry that holds a claim or a removal reads as inside its phase, as a writer that died
+        // mid-operation does: a claimer that finds no FREE slot waits for such work in flight.
+        m.setLongVolatile(w.entry + PHASE_OFFSET, 1);
         liveness.release(w.index);
     }
 
