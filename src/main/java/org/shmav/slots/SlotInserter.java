@@ -156,6 +156,7 @@ final class SlotInserter
     {
         long deadline = Waits.NO_DEADLINE;
         boolean lastLook = false;
+        boolean lookedForUnmarked = false;
         while (true)
         {
             final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId);
@@ -168,9 +169,14 @@ final class SlotInserter
                 return -FiErrno.ENOSPC; // this call found the AV full already: a present address was all it could take
             }
             long slot = free.claimLowest(w);
-            if (slot < 0 && (recovery.recoverDead(true) > 0 || unmarkedFreeFound()))
+            if (slot < 0 && recovery.recoverDead(true) > 0)
             {
                 slot = free.claimLowest(w); // slots held by dead writers came back, or were found unmarked
+            }
+            if (slot < 0 && !lookedForUnmarked)
+            {
+                lookedForUnmarked = true; // it reads every state word: once per insert
+                slot = unmarkedFreeFound() ? free.claimLowest(w) : -1;
             }
             if (slot >= 0)
             {
