@@ -55,13 +55,7 @@ class ErrorInsideOperationTest
         try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
              AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("errors").count(CAPACITY).build()))
         {
-            // Warm up first: a class whose initialiser overflows is lost for good, in any program.
-            final long[] one = new long[1];
-            for (int i = 0; i < 1_000; i++)
-            {
-                av.insert(address(i), 1, one, 0, null);
-                av.remove(one, 1, 0);
-            }
+            warmUp(av);
             // Each run dives until the stack overflows, then tries operations on the way back up: the
             // deepest ones run out of stack at changing points inside insert and remove.
             for (int run = 0; run < 40; run++)
@@ -107,12 +101,7 @@ class ErrorInsideOperationTest
         try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
              AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("errors").count(CAPACITY).build()))
         {
-            final long[] one = new long[1];
-            for (int i = 0; i < 1_000; i++)
-            {
-                av.insert(address(i), 1, one, 0, null);
-                av.remove(one, 1, 0);
-            }
+            warmUp(av);
             for (int run = 0; run < RUNS_WITHOUT_ANOTHER_CALL; run++)
             {
                 final Diver diver = new Diver(av, addresses(run * 10_000, 20_000), overflowsInside);
@@ -198,6 +187,17 @@ class ErrorInsideOperationTest
         finally
         {
             r.detach();
+        }
+    }
+
+    /** Warms up first: a class whose initialiser overflows the stack is lost for good, in any program. */
+    private static void warmUp(final AddressVector av)
+    {
+        final long[] one = new long[1];
+        for (int i = 0; i < 1_000; i++)
+        {
+            av.insert(address(i), 1, one, 0, null);
+            av.remove(one, 1, 0);
         }
     }
 

@@ -70,14 +70,7 @@ class SlotTableTest
         final Region r = region();
         final Writer w = r.writer();
         assertEquals(0, insert(r, address(0)));
-        // An insert cut short by an Error inside its phase, after its claim of slot 1, with no give-back run
-        // (a StackOverflowError in the call to it): its claim, its phase and its operation mark are left.
-        final int slot1 = r.layout().slot(1);
-        final long free = r.memory().getLong(slot1 + SlotDescriptor.STATE_OFFSET);
-        r.memory().putLong(slot1 + SlotDescriptor.STATE_OFFSET,
-            SlotDescriptor.word(SlotDescriptor.CLAIMED, w.index(), SlotDescriptor.generation(free)));
-        r.memory().setLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET, 1);
-        w.needsRepair = true;
+        leaveClaimOfSlot1CutShort(r, w);
 
         assertEquals(1, insert(r, address(1)), "the next insert gets slot 1: the claim left behind was given back first");
         assertEquals(2, r.table().count());
@@ -186,12 +179,7 @@ class SlotTableTest
         final Region r = region();
         final Writer w = r.writer();
         assertEquals(0, insert(r, address(0)));
-        final int slot1 = r.layout().slot(1);
-        final long free = r.memory().getLong(slot1 + SlotDescriptor.STATE_OFFSET);
-        r.memory().putLong(slot1 + SlotDescriptor.STATE_OFFSET,
-            SlotDescriptor.word(SlotDescriptor.CLAIMED, w.index(), SlotDescriptor.generation(free)));
-        r.memory().setLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET, 1);
-        w.needsRepair = true;
+        leaveClaimOfSlot1CutShort(r, w);
 
         r.table().detach(w);
         assertEquals(SlotDescriptor.FREE, SlotDescriptor.state(r.table().stateWord(1)), "the claim left was given back");
@@ -199,5 +187,19 @@ class SlotTableTest
         final ByteBuffer a = address(1);
         assertEquals(1, r.table().insert(next, a, a.position(), a.remaining(), -1L, Long.MIN_VALUE, 0));
         assertEquals(2, r.table().count());
+    }
+
+    /**
+     * What an insert cut short by an Error inside its phase, after its claim of slot 1, leaves when no
+     * give-back ran (a StackOverflowError in the call to it): its claim, its phase and its operation mark.
+     */
+    private static void leaveClaimOfSlot1CutShort(final Region r, final Writer w)
+    {
+        final int slot1 = r.layout().slot(1);
+        final long free = r.memory().getLong(slot1 + SlotDescriptor.STATE_OFFSET);
+        r.memory().putLong(slot1 + SlotDescriptor.STATE_OFFSET,
+            SlotDescriptor.word(SlotDescriptor.CLAIMED, w.index(), SlotDescriptor.generation(free)));
+        r.memory().setLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET, 1);
+        w.needsRepair = true;
     }
 }

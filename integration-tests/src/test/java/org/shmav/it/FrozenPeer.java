@@ -45,7 +45,7 @@ public final class FrozenPeer
             for (int k = 1; ; k++)
             {
                 await(gates.resolve("go." + k));
-                av.insert(FrozenPeerIT.addresses(100_000_000 + k, 1), 1, new long[1], 0, null);
+                av.insert(InetRange.of(100_000_000 + k, 1), 1, new long[1], 0, null);
                 System.out.println("grew " + k);
             }
         }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -97,7 +96,7 @@ class FrozenPeerIT
                     Freezer.thaw(grower.pid());
                 }
                 awaitLine(grower, "grew");
-                assertEquals(BATCH, av.insert(addresses(200_000_000, BATCH), BATCH, new long[BATCH], 0, null),
+                assertEquals(BATCH, av.insert(InetRange.of(200_000_000, BATCH), BATCH, new long[BATCH], 0, null),
                     "inserts go on once the grower runs again");
             }
             finally
@@ -143,14 +142,14 @@ class FrozenPeerIT
                         insertMillis + " ms for the inserts, " + removeMillis + " ms for the removal");
                     start = System.nanoTime();
                     assertEquals(16, av.lookup(5, ByteBuffer.allocate(16)), "lookups go on");
-                    assertEquals(5, av.reverseLookup(addresses(5, 1)), "reverse lookups go on (a scan meanwhile)");
+                    assertEquals(5, av.reverseLookup(InetRange.of(5, 1)), "reverse lookups go on (a scan meanwhile)");
                 }
                 finally
                 {
                     Freezer.thaw(rebuilder.pid());
                 }
                 rebuilder.kill(); // a rebuilder killed mid-rebuild: the next writer takes the rebuild over
-                assertEquals(BATCH, av.insert(addresses(300_000_000, BATCH), BATCH, new long[BATCH], 0, null),
+                assertEquals(BATCH, av.insert(InetRange.of(300_000_000, BATCH), BATCH, new long[BATCH], 0, null),
                     "inserts go on once the rebuilder is gone");
                 av.remove(some, some.length, 0);
                 assertEquals(present + BATCH - some.length, av.count());
@@ -168,7 +167,7 @@ class FrozenPeerIT
         final long[] fiAddr = new long[BATCH];
         final int[] errors = new int[BATCH];
         final long start = System.nanoTime();
-        assertEquals(0, av.insert(addresses(first, BATCH), BATCH, fiAddr, Fi.SYNC_ERR, errors));
+        assertEquals(0, av.insert(InetRange.of(first, BATCH), BATCH, fiAddr, Fi.SYNC_ERR, errors));
         final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         for (int i = 0; i < BATCH; i++)
         {
@@ -238,24 +237,9 @@ class FrozenPeerIT
         int next = from;
         for (long n = Math.min(4_096, count - av.count()); n > 0; n = Math.min(4_096, count - av.count()))
         {
-            assertEquals(n, av.insert(addresses(next, (int)n), (int)n, null, 0, null));
+            assertEquals(n, av.insert(InetRange.of(next, (int)n), (int)n, null, 0, null));
             next += (int)n;
         }
         return next;
-    }
-
-    /** {@code n} distinct FI_SOCKADDR_IN addresses from number {@code first}. */
-    static ByteBuffer addresses(final int first, final int n)
-    {
-        final ByteBuffer all = ByteBuffer.allocate(16 * n);
-        for (int i = 0; i < n; i++)
-        {
-            final int k = first + i;
-            final int at = 16 * i;
-            all.order(ByteOrder.nativeOrder()).putShort(at, (short)2);
-            all.order(ByteOrder.BIG_ENDIAN).putShort(at + 2, (short)(1 + (k >>> 24)));
-            all.put(at + 4, (byte)10).put(at + 5, (byte)(k >>> 16)).put(at + 6, (byte)(k >>> 8)).put(at + 7, (byte)k);
-        }
-        return all.order(ByteOrder.BIG_ENDIAN);
     }
 }

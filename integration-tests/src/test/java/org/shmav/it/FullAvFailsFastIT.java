@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -51,7 +50,7 @@ class FullAvFailsFastIT
             final int chunk = 4_096;
             for (int first = 0; first < LARGEST; first += chunk)
             {
-                assertEquals(chunk, av.insert(addresses(first, chunk), chunk, null, 0, null), "fill from " + first);
+                assertEquals(chunk, av.insert(InetRange.of(first, chunk), chunk, null, 0, null), "fill from " + first);
             }
             assertEquals(LARGEST, av.count());
             refuseQuickly(av, LARGEST, "the largest full AV (" + LARGEST + " entries)");
@@ -67,7 +66,7 @@ class FullAvFailsFastIT
              AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("capped").count(4).maxCount(1_000).build()))
         {
             int n = 0;
-            while (av.insert(addresses(n, 1), 1, null, 0, null) == 1)
+            while (av.insert(InetRange.of(n, 1), 1, null, 0, null) == 1)
             {
                 n++;
             }
@@ -78,8 +77,8 @@ class FullAvFailsFastIT
 
     private static void refuseQuickly(final AddressVector av, final int full, final String what)
     {
-        final ByteBuffer batch = addresses(full, BATCH);
-        batch.put(0, addresses(7, 1), 0, 16); // one present address: it still gets its reference
+        final ByteBuffer batch = InetRange.of(full, BATCH);
+        batch.put(0, InetRange.of(7, 1), 0, 16); // one present address: it still gets its reference
         final long[] fiAddr = new long[BATCH];
         final int[] errors = new int[BATCH];
         final long start = System.nanoTime();
@@ -93,7 +92,7 @@ class FullAvFailsFastIT
         }
         final long singleStart = System.nanoTime();
         final int[] error = new int[1];
-        assertEquals(0, av.insert(addresses(full + BATCH, 1), 1, new long[1], Fi.SYNC_ERR, error));
+        assertEquals(0, av.insert(InetRange.of(full + BATCH, 1), 1, new long[1], Fi.SYNC_ERR, error));
         final long singleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - singleStart);
         assertEquals(FiErrno.ENOSPC, error[0]);
         System.out.println("FullAvFailsFastIT: " + what + ": a batch of " + BATCH + " refused in " + batchMillis +
@@ -101,20 +100,5 @@ class FullAvFailsFastIT
         assertTrue(batchMillis < BOUND_MILLIS && singleMillis < BOUND_MILLIS, what + ": batch " + batchMillis +
             " ms, single " + singleMillis + " ms");
         assertEquals(full, av.count());
-    }
-
-    /** {@code n} distinct FI_SOCKADDR_IN addresses from number {@code first}: 10.x.y.z, port 1 + first / 2^24. */
-    private static ByteBuffer addresses(final int first, final int n)
-    {
-        final ByteBuffer all = ByteBuffer.allocate(16 * n);
-        for (int i = 0; i < n; i++)
-        {
-            final int k = first + i;
-            final int at = 16 * i;
-            all.order(ByteOrder.nativeOrder()).putShort(at, (short)2); // AF_INET, host order
-            all.order(ByteOrder.BIG_ENDIAN).putShort(at + 2, (short)(1 + (k >>> 24)));
-            all.put(at + 4, (byte)10).put(at + 5, (byte)(k >>> 16)).put(at + 6, (byte)(k >>> 8)).put(at + 7, (byte)k);
-        }
-        return all.order(ByteOrder.BIG_ENDIAN);
     }
 }
