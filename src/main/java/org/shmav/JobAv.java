@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;
+import org.shmav.job.JobReaper;
 import org.shmav.job.JobRecord;
 
 /**
@@ -73,6 +74,7 @@ final class JobAv
                 throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot write " +
                     JobFile.path(job.directory(), job.avName()) + ": " + e, e);
             }
+            startReaper(job, jobFile);
             return new Joined(av, jobFile);
         }
         catch (final RuntimeException e)
@@ -84,6 +86,20 @@ final class JobAv
                 throw existsAlready(job, Optional.empty(), f);
             }
             throw e;
+        }
+    }
+
+    /** The job's cleanup process ({@link JobReaper}): it removes the files when a launcher kills the ranks too fast. */
+    private static void startReaper(final RankEnvironment job, final JobFile jobFile)
+    {
+        try
+        {
+            JobReaper.start(job.directory(), job.avName(), jobFile.read());
+        }
+        catch (final IOException e)
+        {
+            System.err.println("shmav: cannot read " + JobFile.path(job.directory(), job.avName()) + " (" + e +
+                "): a killed job's AV is left to 'shmav gc'");
         }
     }
 

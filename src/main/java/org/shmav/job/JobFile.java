@@ -292,6 +292,64 @@ public final class JobFile implements AutoCloseable
         }
     }
 
+    /**
+     * For a job's cleanup process ({@link JobReaper}): waits until no participant of the job file
+     * {@code file} holds its lock (every process of the job that joined has left or died), lets
+     * {@code settleMillis} pass so that a last participant that is leaving normally removes the files
+     * itself, then, holding every participant's lock so that nobody joins meanwhile, and only when the
+     * name still refers to the job file of the job that {@code creatorPid} created at
+     * {@code createdMillis}, runs {@code removeAv} and removes the file.
+     *
+     * @return true when it removed them; false when the file is gone or belongs to another job (the job's
+     *         last process removed it, and perhaps another job took the name since)
+     */
+    public static boolean removeWhenOver(final Path file, final long creatorPid, final long createdMillis,
+        final long settleMillis, final Runnable removeAv) throws IOException, InterruptedException
+    {
+        final Object opened = fileKey(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer header = ByteBuffer.allocate(SLOTS_START).order(ByteOrder.LITTLE_ENDIAN);
+            readFully(ch, header, 0);
+            final int slots = Math.max(1, Math.min(header.getInt(SLOTS_OFFSET), 1 << 20));
+            while (true)
+            {
+                for (int r = 0; r < slots; r++)
+                {
+                    // A shared lock: blocks in the kernel while participant r holds its byte, never
+                    // hinders a leaving participant's probes; a joiner's lock waits for its release.
+                    ch.lock(SLOTS_START + r, 1, true).release();
+                }
+                Thread.sleep(settleMillis);
+                final FileLock all = ch.tryLock(SLOTS_START, Long.MAX_VALUE - SLOTS_START, false);
+                if (all == null)
+                {
+                    continue; // a participant joined, or someone is probing: wait again
+                }
+                try
+                {
+                    final JobRecord job = JobRecord.read(file, ch);
+                    if (opened == null || !opened.equals(fileKey(file)) || job.state() != AV_CREATED ||
+                        job.creatorPid() != creatorPid || job.createdMillis() != createdMillis)
+                    {
+                        return false;
+                    }
+                    removeAv.run();
+                    Files.delete(file);
+                    return true;
+                }
+                finally
+                {
+                    all.release();
+                }
+            }
+        }
+        catch (final NoSuchFileException e)
+        {
+            return false;
+        }
+    }
+
     @Override
     public void close() throws IOException
     {

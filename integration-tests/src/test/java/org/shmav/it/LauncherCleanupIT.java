@@ -44,10 +44,35 @@ class LauncherCleanupIT
         {
             LauncherJobsIT.awaitOutput(job, out -> LauncherJobsIT.count(out, " received '") == 4);
             assertFalse(dir.names().isEmpty(), "the job's AV exists while it runs");
+            final List<ProcessHandle> all = ProcessHandle.of(job.pid()).orElseThrow().descendants().toList();
             final Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(job.pid())).inheritIO().start();
             assertEquals(0, kill.waitFor());
             job.waitFor(WAIT);
+            awaitGone(all); // the job's cleanup process too, which outlives the ranks
             assertEquals(List.of(), dir.names(), () -> "after SIG" + signal + ":\n" + job.output());
+        }
+    }
+
+    /**
+     * What Open MPI does on Ctrl-C when a rank's shutdown hook is slow (SIGKILL 10 ms after SIGTERM), for
+     * every rank at once: no rank is left to remove the files, so the job's cleanup process does.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, names = {"OPEN_MPI", "MPICH"})
+    void shouldLeaveNothingWhenEveryRankIsKilled(final Kind kind) throws Exception
+    {
+        try (TestDir dir = TestDir.inShm("cleanup-it-"); TestDir logs = TestDir.inTmp("cleanup-it-logs-");
+             ChildJvm job = kind.start(dir.path(), logs.path(), null, "R", logs.path().resolve("never")))
+        {
+            LauncherJobsIT.awaitOutput(job, out -> LauncherJobsIT.count(out, " received '") == 4);
+            final List<ProcessHandle> all = ProcessHandle.of(job.pid()).orElseThrow().descendants().toList();
+            final List<ProcessHandle> ranks = all.stream()
+                .filter(p -> p.info().commandLine().orElse("").contains(JobTagRank.class.getName())).toList();
+            assertEquals(4, ranks.size(), () -> "the ranks among " + all.size() + " processes");
+            ranks.forEach(ProcessHandle::destroyForcibly);
+            job.waitFor(WAIT);
+            awaitGone(all);
+            assertEquals(List.of(), dir.names(), job::output);
         }
     }
 

@@ -1,0 +1,107 @@
+package org.shmav.job;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.shmav.FabricException;
+import org.shmav.shm.SharedAvFile;
+
+/**
+ * The cleanup process of a job under a foreign launcher: removes the job's AV and job file once every
+ * process of the job that joined is gone, however it ended.
+ *
+ * <p>Why a process: the job's last rank removes both in its shutdown hook, but Open MPI 4.1's mpirun,
+ * on Ctrl-C or SIGTERM, sends its ranks SIGCONT, then SIGTERM one second later, then SIGKILL about 10
+ * ms after that (measured with strace): a JVM's shutdown hook often loses that race, and then no rank
+ * is left to clean. So the node's local rank 0 starts this small JVM when it creates the job's AV, in a
+ * session of its own ({@code setsid}) so that the launcher's signals to the job's process groups do not
+ * reach it, with its output discarded so that the launcher does not wait for it. It blocks in the
+ * kernel on the job file's participant locks (no polling, no CPU); once they are all free it lets
+ * {@value #SETTLE_MILLIS} ms pass, for a last rank that leaves normally to remove the files itself, then
+ * removes what is left and exits. A job killed outright
+ * with its reaper (SIGKILL to every process) leaves its files to {@code shmav gc}.
+ */
+public final class JobReaper
+{
+    /** How long after the job's last process left the reaper lets that process remove the files itself. */
+    static final long SETTLE_MILLIS = 200;
+
+    private JobReaper()
+    {
+    }
+
+    /**
+     * Starts the reaper of the job recorded in {@code job} (whose AV is {@code avName} in
+     * {@code directory}), detached from this process. Never throws: without a reaper, a killed job's
+     * files are still removed by {@code shmav gc}.
+     *
+     * @return the reaper, or empty (with one line on stderr) when it could not be started
+     */
+    public static Optional<Process> start(final Path directory, final String avName, final JobRecord job)
+    {
+        final Optional<Path> setsid = onPath("setsid");
+        if (setsid.isEmpty())
+        {
+            System.err.println("shmav: no setsid on PATH (util-linux): a killed job's AV is left to 'shmav gc'");
+            return Optional.empty();
+        }
+        final List<String> command = new ArrayList<>(List.of(setsid.get().toString(),
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xmx32m", "-XX:-UsePerfData", "-cp",
+            System.getProperty("java.class.path"), JobReaper.class.getName(), directory.toString(), avName,
+            Long.toString(job.creatorPid()), Long.toString(job.createdMillis())));
+        try
+        {
+            return Optional.of(new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+        }
+        catch (final IOException e)
+        {
+            System.err.println("shmav: cannot start the job's cleanup process (" + e.getMessage() +
+                "): a killed job's AV is left to 'shmav gc'");
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * {@code JobReaper DIRECTORY AV_NAME CREATOR_PID CREATED_MILLIS}: waits for the job to end, then
+     * removes its AV and job file if they are still that job's. Exit status 0 either way.
+     */
+    public static void main(final String[] args) throws IOException, InterruptedException
+    {
+        final Path directory = Path.of(args[0]);
+        final String avName = args[1];
+        JobFile.removeWhenOver(JobFile.path(directory, avName), Long.parseLong(args[2]), Long.parseLong(args[3]),
+            SETTLE_MILLIS, () ->
+        {
+            try
+            {
+                SharedAvFile.unlink(directory, avName);
+            }
+            catch (final FabricException e)
+            {
+                // not a file this user may remove, or not an AV: leave it, and the job file with it, to gc
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static Optional<Path> onPath(final String program)
+    {
+        final String path = Optional.ofNullable(System.getenv("PATH")).orElse("/usr/bin:/bin");
+        for (final String dir : path.split(File.pathSeparator))
+        {
+            final Path candidate = Path.of(dir.isEmpty() ? "." : dir, program);
+            if (Files.isExecutable(candidate))
+            {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+}
