@@ -60,10 +60,16 @@ final class AvDirectory
     /** The file of AV {@code name}, which must exist (as anything: its validity is checked on opening). */
     Path existingFileOf(final String name)
     {
+        return existingFileOf(name, null);
+    }
+
+    /** {@link #existingFileOf(String)}, with what to do (e.g. the create command) when it does not exist. */
+    Path existingFileOf(final String name, final String hint)
+    {
         final Path file = fileOf(name);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {
-            throw new CliException(ExitCode.NOT_FOUND, "no AV named '" + name + "' in " + dir);
+            throw new CliException(ExitCode.NOT_FOUND, "no AV named '" + name + "' in " + dir + (hint != null ? "; " + hint : ""));
         }
         return file;
     }
