@@ -58,6 +58,8 @@ public final class AddressVectorImpl implements AddressVector
     private final ServiceAddresses services;
     private final AvLookup lookups;
     private final AvEntryUpdates updates;
+    /** What {@link #attr()} last reported: {@link #attr} with a named AV's capacity at that time. */
+    private volatile AvAttr reported;
     private volatile EventQueueImpl eq;
     private volatile boolean closed;
 
@@ -79,6 +81,7 @@ public final class AddressVectorImpl implements AddressVector
         // a private one included; a private TABLE AV has no base to report.
         this.attr = attr.toBuilder().count(privateAv ? attr.count() : region.layout().capacity())
             .mapAddr(attr.name() == null && type != AvType.MAP ? 0 : mapBase).build();
+        this.reported = this.attr;
         final AddrFormat format = domain.attr().addrFormat();
         this.authKeys = new AvAuthKeys(this, regions, writeLock);
         this.inserter = new AvInserter(this, format, regions, codec, authKeys, writeLock);
@@ -116,7 +119,19 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public AvAttr attr()
     {
-        return attr;
+        if (regions.growable())
+        {
+            return attr;
+        }
+        // a named AV's capacity is what it is now, grown by any process; a closed handle keeps its last view
+        final long capacity = (closed ? regions.current() : regions.follow("fi_av_attr")).layout().capacity();
+        AvAttr r = reported;
+        if (r.count() != capacity)
+        {
+            r = attr.toBuilder().count(capacity).build();
+            reported = r;
+        }
+        return r;
     }
 
     @Override
@@ -343,7 +358,8 @@ public final class AddressVectorImpl implements AddressVector
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         final BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
-        while (count() < n)
+        long count;
+        while ((count = count()) < n)
         {
             if (closed)
             {
@@ -351,7 +367,8 @@ public final class AddressVectorImpl implements AddressVector
             }
             if (System.nanoTime() - deadline >= 0)
             {
-                return false;
+                throw new FabricException("shmav_av_await_count", FiErrno.ETIMEDOUT, "count " + count + " of " + n +
+                    " after " + timeout.toMillis() + " ms" + (attr.name() != null ? " in AV '" + attr.name() + "'" : ""));
             }
             idle.idle();
         }
@@ -387,6 +404,12 @@ public final class AddressVectorImpl implements AddressVector
     Region region()
     {
         return regions.current();
+    }
+
+    /** FI_EVENT: inserts complete through the bound event queue (a field: checked on every insert). */
+    boolean eventMode()
+    {
+        return (attr.flags() & Fi.EVENT) != 0;
     }
 
     boolean userIdMode()
