@@ -19,7 +19,17 @@ abstract class AvCommand
 
     AvDirectory directory()
     {
-        return AvDirectory.of(root.directory());
+        return AvDirectory.of(root.directory(), root.directorySource());
+    }
+
+    /** The directory, created first (mode 0700, as avrun does) when it does not exist; saying so on stderr. */
+    AvDirectory creatingDirectory()
+    {
+        if (AvDirectory.create(root.directory(), root.directorySource()))
+        {
+            err().println("shmav " + spec.commandLine().getCommandName() + ": created directory " + root.directory() + " (mode 0700; from " + root.directorySource() + ")");
+        }
+        return directory();
     }
 
     /**

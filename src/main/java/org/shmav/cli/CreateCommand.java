@@ -57,7 +57,7 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
             throw new CliException(ExitCode.USAGE, count < 1 ? "--count must be at least 1, not " + count
                 : "--max-count must be at least 0, not " + maxCount);
         }
-        final AvDirectory dir = directory();
+        final AvDirectory dir = creatingDirectory();
         final Path file = dir.fileOf(name);
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {

@@ -57,6 +57,22 @@ public final class ShmavCli implements Runnable
         return directory != null ? directory : DomainAttr.defaultShmDirectory();
     }
 
+    /** Where {@link #directory()} came from, for messages about it: the option, the property, the variable or the default. */
+    String directorySource()
+    {
+        if (directory != null)
+        {
+            return "--dir";
+        }
+        final String property = System.getProperty(DomainAttr.SHM_DIR_PROPERTY);
+        if (property != null && !property.isEmpty())
+        {
+            return "-D" + DomainAttr.SHM_DIR_PROPERTY;
+        }
+        final String env = System.getenv(DomainAttr.SHM_DIR_ENV);
+        return env != null && !env.isEmpty() ? "$" + DomainAttr.SHM_DIR_ENV : "the default";
+    }
+
     /** Without a subcommand: the usage, and the usage-error code. */
     @Override
     public void run()

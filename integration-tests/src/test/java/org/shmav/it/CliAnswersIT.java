@@ -148,6 +148,26 @@ class CliAnswersIT
         assertTrue(exists.err().contains("(" + asRun + " show kept --dir " + dir.path() + " shows it)"), exists.err());
     }
 
+    @Test
+    void shouldCreateAMissingShmavDirOnCreateAndNameItElsewhere() throws Exception
+    {
+        final Path missing = dir.path().resolve("job").resolve("avs");
+        final Run ls = scriptWith(Map.of("SHMAV_DIR", missing.toString()), "ls");
+        assertEquals(3, ls.code(), ls.err());
+        assertEquals(List.of("shmav ls: directory " + missing + " (from $SHMAV_DIR) does not exist: '" + scripts() +
+            "/shmav create NAME --count N' makes it (mode 0700), or create it with: mkdir -p -m 0700 " + missing),
+            ls.errLines());
+
+        final Run created = scriptWith(Map.of("SHMAV_DIR", missing.toString()), "create", "first", "--count", "2");
+        assertEquals(0, created.code(), created.err());
+        assertEquals("shmav create: created directory " + missing + " (mode 0700; from $SHMAV_DIR)\n", created.err());
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(missing)));
+        assertTrue(Files.isRegularFile(missing.resolve("first")), created.out());
+        assertEquals("", scriptWith(Map.of("SHMAV_DIR", missing.toString()), "create", "second", "--count", "2").err(),
+            "an existing directory is used as it is");
+    }
+
     /** The scripts' directory as the tests run them (ChildJvm.script: an absolute path). */
     private static String scripts()
     {
@@ -164,6 +184,16 @@ class CliAnswersIT
         }
         all.addAll(List.of(args));
         try (ChildJvm child = ChildJvm.script(name, Map.of(), logs.path(), all))
+        {
+            final int code = child.waitFor(WAIT);
+            return new Run(code, child.stdout(), child.stderr());
+        }
+    }
+
+    /** {@code scripts/shmav ARGS} with extra environment variables and no --dir. */
+    private Run scriptWith(final Map<String, String> env, final String... args) throws Exception
+    {
+        try (ChildJvm child = ChildJvm.script("shmav", env, logs.path(), List.of(args)))
         {
             final int code = child.waitFor(WAIT);
             return new Run(code, child.stdout(), child.stderr());
