@@ -44,7 +44,24 @@ final class AvFileHealth
         this.fileKey = fileKey(file);
         this.createdMillis = region.memory().getLong(CREATED_MILLIS_OFFSET);
         this.creatorPid = region.memory().getLong(CREATOR_PID_OFFSET);
-        this.changesAtOpen = region.table().changes();
+        this.changesAtOpen = changes(region);
+    }
+
+    /**
+     * The AV's change counter, or -1 when it cannot be read: it sums per-attacher counters up to a
+     * high-water mark in the header, which a damaged file may set beyond the attacher table, and
+     * opening must not fail where it used to succeed.
+     */
+    private static long changes(final Region region)
+    {
+        try
+        {
+            return region.table().changes();
+        }
+        catch (final IndexOutOfBoundsException e)
+        {
+            return -1;
+        }
     }
 
     /**
@@ -99,8 +116,8 @@ final class AvFileHealth
                 pid + "; this handle opened the one created at " + createdMillis + " ms by pid " + creatorPid + "): a " +
                 "copy of another AV was written over it");
         }
-        final long changes = region.table().changes();
-        if (changes < changesAtOpen)
+        final long changes = changes(region);
+        if (changes >= 0 && changes < changesAtOpen)
         {
             return failure(call, "the AV file " + file + " went back in time: its change counter is " + changes +
                 ", lower than the " + changesAtOpen + " this handle saw at open: a copy of an older state was written " +
