@@ -25,16 +25,23 @@ shmav_stale() {
     [ -n "$(find "$shmav_root/src/main" "$shmav_root/pom.xml" -newer "$jar" -print -quit 2>/dev/null)" ]
 }
 
+# Builds the jar with Maven, showing each build step as it starts (a build takes about a minute, more
+# when Maven first downloads its plugins: without progress a user takes it for a hang).
 shmav_build() {
     local tool="$1"
     command -v mvn >/dev/null || { echo "$tool: Maven (mvn) is needed to build shmav on first use" >&2; return 1; }
     local log="$shmav_root/target/scripts-build.log"
-    echo "$tool: building shmav (first use, or sources changed; log in target/scripts-build.log) ..." >&2
-    if ! (cd "$shmav_root" && mvn -B -Dstyle.color=never -Dmaven.test.skip=true package) >"$log" 2>&1; then
+    local start=$SECONDS
+    echo "$tool: building the shmav tools jar with Maven (first use, or the sources changed): about a minute, longer" \
+        "while Maven downloads plugins the first time; each step is shown, the whole log goes to $log" >&2
+    # Maven's step lines ("[INFO] --- maven-compiler-plugin:3.16.0:compile ..."), as they come
+    if ! (cd "$shmav_root" && mvn -B -Dstyle.color=never -Dmaven.test.skip=true package) 2>&1 | tee "$log" |
+        sed -un "s/^\[INFO\] --- \([^ ]*\).*/$tool: build step \1/p" >&2; then
         tail -n 30 "$log" >&2
         echo "$tool: the build failed; the whole log is in $log" >&2
         return 1
     fi
+    echo "$tool: built in $((SECONDS - start)) s" >&2
 }
 
 # shmav_tool_args TOOL MAIN_CLASS [JAR_ARG]: sets the array SHMAV_TOOL_ARGS to what follows `java` and

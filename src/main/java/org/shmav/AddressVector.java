@@ -28,11 +28,16 @@ import java.util.stream.Stream;
 public interface AddressVector extends AutoCloseable
 {
     /**
-     * The resolved attributes of {@code fi_av_open} (beyond libfabric, which has no query): type (UNSPEC
-     * resolved to TABLE), the capacity of a named AV as its count, its map_addr base, name and flags.
-     * Answers on a closed handle too.
+     * The resolved attributes of {@code fi_av_open} (beyond libfabric, which has no query). For a named
+     * AV they describe the AV as it is, whatever the caller asked for: its type, its capacity now as
+     * {@code count} (it grows, in any process), the {@code maxCount} it was created with, its map_addr
+     * base, and its flags (FI_AV_USER_ID and FI_SYMMETRIC of the creator or of this opener). What each
+     * opener applies to its own handle stays the opener's: {@code rxCtxBits} (fi_av(3): fi_rx_addr uses
+     * the rx_ctx_bits of the AV attributes the address came from), FI_READ and FI_EVENT. A private AV
+     * reports the attributes it was opened with, type resolved. Answers on a closed handle too (with the
+     * capacity it last saw).
      *
-     * @return the attributes this handle was opened with, resolved
+     * @return the attributes of this handle's AV
      */
     AvAttr attr();
 
@@ -265,11 +270,15 @@ public interface AddressVector extends AutoCloseable
 
     /**
      * Waits until {@link #count()} is at least {@code n} (beyond libfabric): how a rank waits for its peers.
+     * Like every wait of shmav ({@link Domain#awaitAv}, {@link Rank#awaitAll}), it ends a timeout by
+     * throwing FI_ETIMEDOUT, so that a caller cannot take a timeout for success by ignoring a result.
      *
      * @param n       the count to wait for
      * @param timeout how long to wait at most
-     * @return true once the count is reached, false on timeout
-     * @throws FabricException FI_EINVAL on a closed handle (also when it is closed while waiting)
+     * @return true, once the count is reached (kept from 0.x, where false meant a timeout)
+     * @throws FabricException FI_ETIMEDOUT when the count is still below {@code n} after {@code timeout}
+     *                         (the message says the count reached); FI_EINVAL on a closed handle (also when
+     *                         it is closed while waiting)
      */
     boolean awaitCount(long n, Duration timeout);
 

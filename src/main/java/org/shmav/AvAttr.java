@@ -84,8 +84,8 @@ public final class AvAttr
     }
 
     /**
-     * {@code count}: expected number of entries; a hint for a private AV, the fixed capacity of a named
-     * one (1024 when 0 at creation).
+     * {@code count}: expected number of entries; a hint for a private AV; for a named one, the capacity
+     * it is created with (1024 when 0), and in {@link AddressVector#attr()} its capacity now.
      *
      * @return the count
      */

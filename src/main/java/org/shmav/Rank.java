@@ -261,8 +261,16 @@ public final class Rank implements AutoCloseable
      */
     public void awaitAll(final Duration timeout)
     {
-        if (!av.awaitCount(job.entries(), timeout))
+        try
         {
+            av.awaitCount(job.entries(), timeout);
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() != FiErrno.ETIMEDOUT)
+            {
+                throw e;
+            }
             throw new FabricException("shmav_rank_await_all", FiErrno.ETIMEDOUT, (job.oneNode() ? "ranks " : "local ranks ") +
                 missingRanks() + " of " + job.entries() + " did not publish within " + timeout.toMillis() + " ms");
         }

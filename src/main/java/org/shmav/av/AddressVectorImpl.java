@@ -59,7 +59,10 @@ public final class AddressVectorImpl implements AddressVector
     private final ServiceAddresses services;
     private final AvLookup lookups;
     private final AvEntryUpdates updates;
+    /** What {@link #attr()} last reported: {@link #attr} with a named AV's capacity at that time. */
+    private volatile AvAttr reported;
     private volatile EventQueueImpl eq;
+    private final AvFaults faults;
     private volatile boolean closed;
 
     private AddressVectorImpl(final DomainImpl domain, final AvAttr attr, final Object context, final Region region,
@@ -80,6 +83,9 @@ public final class AddressVectorImpl implements AddressVector
         // a private one included; a private TABLE AV has no base to report.
         this.attr = attr.toBuilder().count(privateAv ? attr.count() : region.layout().capacity())
             .mapAddr(attr.name() == null && type != AvType.MAP ? 0 : mapBase).build();
+        this.reported = this.attr;
+        this.faults = new AvFaults(regions, privateAv ? null : new AvFileHealth(SharedAvFile.path(
+            domain.attr().shmDirectory(), attr.name(), "fi_av_open"), attr.name(), region));
         final AddrFormat format = domain.attr().addrFormat();
         this.authKeys = new AvAuthKeys(this, regions, writeLock);
         this.inserter = new AvInserter(this, format, regions, codec, authKeys, writeLock);
@@ -123,7 +129,19 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public AvAttr attr()
     {
-        return attr;
+        if (regions.growable())
+        {
+            return attr;
+        }
+        // a named AV's capacity is what it is now, grown by any process; a closed handle keeps its last view
+        final long capacity = (closed ? regions.current() : regions.follow("fi_av_attr")).layout().capacity();
+        AvAttr r = reported;
+        if (r.count() != capacity)
+        {
+            r = attr.toBuilder().count(capacity).build();
+            reported = r;
+        }
+        return r;
     }
 
     @Override
@@ -143,13 +161,21 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public int insert(final ByteBuffer addrs, final int count, final long[] fiAddr, final long flags, final Object ctx)
     {
-        return inserter.insert(addrs, count, fiAddr, flags, ctx);
+        faults.checkHealthy("fi_av_insert");
+        try
+        {
+            return inserter.insert(addrs, count, fiAddr, flags, ctx);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault("fi_av_insert", e);
+        }
     }
 
     @Override
     public int insert(final String[] addrs, final long[] fiAddr, final long flags, final Object ctx)
     {
-        return inserter.insert(addrs, fiAddr, flags, ctx);
+        return faults.guarded("fi_av_insert", () -> inserter.insert(addrs, fiAddr, flags, ctx));
     }
 
     @Override
@@ -168,7 +194,7 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public long insertAt(final long index, final ByteBuffer addr)
     {
-        return inserter.insertAt(index, addr);
+        return faults.guarded("shmav_av_insert_at", () -> inserter.insertAt(index, addr));
     }
 
     // ---------------------------------------------------------------- remove, lookup (AvEntryUpdates, AvLookup)
@@ -176,13 +202,29 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void remove(final long[] fiAddr, final int count, final long flags)
     {
-        updates.remove(fiAddr, count, flags);
+        faults.checkHealthy("fi_av_remove");
+        try
+        {
+            updates.remove(fiAddr, count, flags);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault("fi_av_remove", e);
+        }
     }
 
     @Override
     public int lookup(final long fiAddr, final ByteBuffer addr)
     {
-        return lookups.lookup(fiAddr, addr);
+        faults.checkHealthy("fi_av_lookup");
+        try
+        {
+            return lookups.lookup(fiAddr, addr);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault("fi_av_lookup", e);
+        }
     }
 
     @Override
@@ -200,7 +242,15 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public long reverseLookup(final ByteBuffer addr)
     {
-        return lookups.reverseLookup(addr);
+        faults.checkHealthy("shmav_av_reverse_lookup");
+        try
+        {
+            return lookups.reverseLookup(addr);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault("shmav_av_reverse_lookup", e);
+        }
     }
 
     // ---------------------------------------------------------------- events, auth keys (AvAuthKeys), user ids
@@ -229,13 +279,13 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public long insertAuthKey(final ByteBuffer authKey, final long flags)
     {
-        return authKeys.insert(authKey, flags);
+        return faults.guarded("fi_av_insert_auth_key", () -> authKeys.insert(authKey, flags));
     }
 
     @Override
     public int lookupAuthKey(final long fiAddr, final ByteBuffer authKey)
     {
-        return authKeys.lookup(fiAddr, authKey);
+        return faults.guarded("fi_av_lookup_auth_key", () -> authKeys.lookup(fiAddr, authKey));
     }
 
     /** Handles of every valid auth key: what an endpoint is configured with when enabled. */
@@ -247,13 +297,13 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void setUserId(final long fiAddr, final long userId, final long flags)
     {
-        updates.setUserId(fiAddr, userId, flags);
+        faults.guarded("fi_av_set_user_id", () -> { updates.setUserId(fiAddr, userId, flags); return null; });
     }
 
     @Override
     public long userId(final long fiAddr)
     {
-        return lookups.userId(fiAddr);
+        return faults.guarded("fi_av_user_id", () -> lookups.userId(fiAddr));
     }
 
     // ---------------------------------------------------------------- sets, references, lifecycle
@@ -262,13 +312,13 @@ public final class AddressVectorImpl implements AddressVector
     public AvSet openSet(final AvSetAttr setAttr)
     {
         checkOpen("fi_av_set");
-        return new AvSetImpl(this, setAttr);
+        return faults.guarded("fi_av_set", () -> new AvSetImpl(this, setAttr));
     }
 
     /** True when {@code fiAddr} names a valid entry now. */
     public boolean isValid(final long fiAddr)
     {
-        return lookups.isValid(fiAddr);
+        return faults.guarded("fi_av_lookup", () -> lookups.isValid(fiAddr));
     }
 
     /**
@@ -277,13 +327,13 @@ public final class AddressVectorImpl implements AddressVector
      */
     public long canonical(final long fiAddr)
     {
-        return lookups.canonical(fiAddr);
+        return faults.guarded("fi_av_lookup", () -> lookups.canonical(fiAddr));
     }
 
     /** The fi_addr of every valid entry, in index order. */
     public long[] validFiAddrs()
     {
-        return lookups.validFiAddrs();
+        return faults.guarded("fi_av_lookup", lookups::validFiAddrs);
     }
 
     /** Takes a reference that makes {@link #close()} fail with FI_EBUSY until released. */
@@ -331,7 +381,14 @@ public final class AddressVectorImpl implements AddressVector
             {
                 queue.release();
             }
-            regions.current().detach();
+            if (faults.intact("fi_close"))
+            {
+                regions.current().detach();
+            }
+            else
+            {
+                regions.current().file().close(); // its pages may be gone: give back nothing through them
+            }
         }
         finally
         {
@@ -344,7 +401,7 @@ public final class AddressVectorImpl implements AddressVector
     public long count()
     {
         checkOpen("shmav_av_count");
-        return regions.current().table().count();
+        return faults.guarded("shmav_av_count", () -> regions.current().table().count());
     }
 
     @Override
@@ -352,7 +409,8 @@ public final class AddressVectorImpl implements AddressVector
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         final BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
-        while (count() < n)
+        long count;
+        while ((count = count()) < n)
         {
             if (closed)
             {
@@ -360,7 +418,8 @@ public final class AddressVectorImpl implements AddressVector
             }
             if (System.nanoTime() - deadline >= 0)
             {
-                return false;
+                throw new FabricException("shmav_av_await_count", FiErrno.ETIMEDOUT, "count " + count + " of " + n +
+                    " after " + timeout.toMillis() + " ms" + (attr.name() != null ? " in AV '" + attr.name() + "'" : ""));
             }
             idle.idle();
         }
@@ -413,8 +472,11 @@ public final class AddressVectorImpl implements AddressVector
         try
         {
             regions.startCall();
-            final Region r = regions.follow("shmav_av_recover");
-            return r.table().recoverDead() + (r.table().finishAbandonedRebuild(r.writer()) ? 1 : 0);
+            return faults.guarded("shmav_av_recover", () ->
+            {
+                final Region r = regions.follow("shmav_av_recover");
+                return r.table().recoverDead() + (r.table().finishAbandonedRebuild(r.writer()) ? 1 : 0);
+            });
         }
         finally
         {
@@ -434,6 +496,12 @@ public final class AddressVectorImpl implements AddressVector
     Region region()
     {
         return regions.current();
+    }
+
+    /** FI_EVENT: inserts complete through the bound event queue (a field: checked on every insert). */
+    boolean eventMode()
+    {
+        return (attr.flags() & Fi.EVENT) != 0;
     }
 
     boolean userIdMode()
@@ -468,10 +536,12 @@ public final class AddressVectorImpl implements AddressVector
         {
             throw invalid(call, "AV is closed");
         }
+        faults.checkHealthy(call);
     }
 
     void checkWritable(final String call)
     {
+        faults.probe(call);
         if (readOnly)
         {
             throw new FabricException(call, FiErrno.EPERM, "the AV '" + attr.name() + "' was opened read-only (FI_READ)");

@@ -89,7 +89,7 @@ final class AvCallChecks
     {
         av.checkOpen(call);
         av.checkWritable(call);
-        if ((av.attr().flags() & Fi.EVENT) != 0 && av.boundEq() == null)
+        if (av.eventMode() && av.boundEq() == null)
         {
             throw new FabricException(call, FiErrno.ENOEQ, "the AV was opened with FI_EVENT: bind an event queue first");
         }
@@ -169,7 +169,7 @@ final class AvCallChecks
         {
             throw invalid("fi_av_bind", "not an open event queue of this AV's domain");
         }
-        if ((av.attr().flags() & Fi.EVENT) == 0)
+        if (!av.eventMode())
         {
             throw invalid("fi_av_bind", "the AV was not opened with FI_EVENT");
         }

@@ -11,6 +11,7 @@ import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
+import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
@@ -70,6 +71,13 @@ final class NamedAvOpener
         }
         try
         {
+            if (!readOnly && region.writer() == null)
+            {
+                // refused here, not at the first insert: openAv is where the caller can act on it
+                throw new FabricException("fi_av_open", FiErrno.EBUSY, "every attacher entry of named AV '" +
+                    attr.name() + "' (" + region.layout().attachersCapacity() + ") belongs to a live process: a writer " +
+                    "can join once one of them closes the AV or exits; open it with FI_READ to read it meanwhile");
+            }
             return resolve(domain, attr, requestedType, region);
         }
         catch (final RuntimeException e)
@@ -132,7 +140,10 @@ final class NamedAvOpener
             region.table().recoverDead();
             region.table().finishAbandonedRebuild(region.writer());
         }
-        final AvAttr resolved = attr.toBuilder().type(layout.avType()).count(layout.capacity()).mapAddr(mapBase).build();
+        // the AV as the file has it; rx_ctx_bits, FI_READ and FI_EVENT stay the opener's (each applies its own)
+        final long fileFlags = region.memory().getLong(AvFileDescriptor.AV_FLAGS_OFFSET) & (Fi.AV_USER_ID | Fi.SYMMETRIC);
+        final AvAttr resolved = attr.toBuilder().type(layout.avType()).count(layout.capacity())
+            .maxCount(layout.maxCapacity()).flags(attr.flags() | fileFlags).mapAddr(mapBase).build();
         return new Opened(region, resolved, mapBase);
     }
 

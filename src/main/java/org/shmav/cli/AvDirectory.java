@@ -5,6 +5,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -31,14 +32,40 @@ final class AvDirectory
         this.dir = dir;
     }
 
-    /** The directory {@code dir}, which must exist. */
-    static AvDirectory of(final Path dir)
+    /** The directory {@code dir} (chosen by {@code source}: "--dir", "$SHMAV_DIR" ...), which must exist. */
+    static AvDirectory of(final Path dir, final String source)
     {
         if (!Files.isDirectory(dir))
         {
-            throw new CliException(ExitCode.NOT_FOUND, "directory " + dir + " does not exist (see --dir)");
+            throw new CliException(ExitCode.NOT_FOUND, Files.exists(dir) ? dir + " (from " + source + ") is not a " +
+                "directory; choose another with --dir" : "directory " + dir + " (from " + source + ") does not exist: " +
+                "'" + CommandNames.shmav() + " create NAME --count N' makes it (mode 0700), or create it with: mkdir -p -m " +
+                "0700 " + dir);
         }
         return new AvDirectory(dir);
+    }
+
+    /**
+     * Creates {@code dir} and its missing parents with mode 0700 (only the user's: the AVs inside hold
+     * addresses), as avrun does; true when it did. Names the mkdir command when it cannot.
+     */
+    static boolean create(final Path dir, final String source)
+    {
+        if (Files.exists(dir))
+        {
+            return false;
+        }
+        try
+        {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            return true;
+        }
+        catch (final IOException | UnsupportedOperationException e)
+        {
+            throw new CliException(e instanceof java.nio.file.AccessDeniedException ? ExitCode.PERMISSION : ExitCode.FAILED,
+                "directory " + dir + " (from " + source + ") does not exist and cannot be created (" + e + "); create " +
+                "it with: mkdir -p -m 0700 " + dir);
+        }
     }
 
     Path path()
@@ -62,10 +89,16 @@ final class AvDirectory
     /** The file of AV {@code name}, which must exist (as anything: its validity is checked on opening). */
     Path existingFileOf(final String name)
     {
+        return existingFileOf(name, null);
+    }
+
+    /** {@link #existingFileOf(String)}, with what to do (e.g. the create command) when it does not exist. */
+    Path existingFileOf(final String name, final String hint)
+    {
         final Path file = fileOf(name);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {
-            throw new CliException(ExitCode.NOT_FOUND, "no AV named '" + name + "' in " + dir);
+            throw new CliException(ExitCode.NOT_FOUND, "no AV named '" + name + "' in " + dir + (hint != null ? "; " + hint : ""));
         }
         return file;
     }

@@ -4,7 +4,9 @@ import static org.shmav.shm.AvFileDescriptor.*;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import net.openhft.chronicle.bytes.HexDumpBytes;
 import org.shmav.AddrFormat;
@@ -28,12 +30,16 @@ final class AvHexDump
     private final Region region;
     private final AvLayout layout;
     private final StringBuilder text = new StringBuilder();
+    /** The sections for {@code dump --json}, or null for the text dump. */
+    private final List<Object> sections;
+    private int more;
 
-    private AvHexDump(final Region region)
+    private AvHexDump(final Region region, final boolean json)
     {
         this.region = region;
         this.m = region.memory();
         this.layout = region.layout();
+        this.sections = json ? new ArrayList<>() : null;
     }
 
     /** One field: {@code length} bytes at a file offset, and the comment printed beside them. */
@@ -44,11 +50,28 @@ final class AvHexDump
     /** The dump of {@code region}, with at most {@code maxSlots} used slots. */
     static String of(final Region region, final int maxSlots)
     {
-        final AvHexDump d = new AvHexDump(region);
+        final AvHexDump d = new AvHexDump(region, false);
         d.header();
         d.attachers();
         d.slots(maxSlots);
         return d.text.toString();
+    }
+
+    /**
+     * The same fields for {@code dump --json}: {@code sections} (each a {@code title}, null for a lone
+     * field, and its {@code fields}: {@code offset}, {@code length}, {@code hex}, {@code meaning}) and
+     * {@code moreSlots}, the used slots left out by the limit. No Chronicle Bytes needed.
+     */
+    static Map<String, Object> json(final Region region, final int maxSlots)
+    {
+        final AvHexDump d = new AvHexDump(region, true);
+        d.header();
+        d.attachers();
+        d.slots(maxSlots);
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("sections", d.sections);
+        m.put("moreSlots", d.more);
+        return m;
     }
 
     private void header()
@@ -142,7 +165,6 @@ final class AvHexDump
     private void slots(final int maxSlots)
     {
         int shown = 0;
-        int more = 0;
         for (long i = 0; i < layout.capacity(); i++)
         {
             final long word = region.table().stateWord(i);
@@ -158,7 +180,7 @@ final class AvHexDump
             shown++;
             slot(i, word);
         }
-        if (more > 0)
+        if (more > 0 && sections == null)
         {
             text.append("# ... ").append(more).append(" more used slots (--limit)\n");
         }
@@ -190,6 +212,11 @@ final class AvHexDump
     /** Appends one run of consecutive fields, each line prefixed with its file offset. */
     private void block(final String title, final List<Field> fields)
     {
+        if (sections != null)
+        {
+            jsonBlock(title, fields);
+            return;
+        }
         final long base = fields.get(0).offset();
         final HexDumpBytes h = new HexDumpBytes().offsetFormat((o, b) -> b.append(String.format("%08x ", base + o)));
         try
@@ -211,6 +238,29 @@ final class AvHexDump
         {
             h.releaseLast();
         }
+    }
+
+    private void jsonBlock(final String title, final List<Field> fields)
+    {
+        final List<Object> list = new ArrayList<>();
+        for (final Field field : fields)
+        {
+            final StringBuilder hex = new StringBuilder();
+            for (int i = 0; i < field.length(); i++)
+            {
+                hex.append(String.format("%02x", m.buffer().get((int)field.offset() + i)));
+            }
+            final Map<String, Object> f = new LinkedHashMap<>();
+            f.put("offset", field.offset());
+            f.put("length", field.length());
+            f.put("hex", hex.toString());
+            f.put("meaning", field.comment());
+            list.add(f);
+        }
+        final Map<String, Object> section = new LinkedHashMap<>();
+        section.put("title", title);
+        section.put("fields", list);
+        sections.add(section);
     }
 
     private Field offsetField(final int offset, final String name)

@@ -3,6 +3,8 @@ package org.shmav.cli;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.shmav.AddressVector;
@@ -44,6 +46,9 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--group", description = "file mode 0660 instead of 0600, for processes of the same group")
     private boolean groupAccess;
 
+    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    private boolean json;
+
     @Override
     public Integer call()
     {
@@ -52,7 +57,7 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
             throw new CliException(ExitCode.USAGE, count < 1 ? "--count must be at least 1, not " + count
                 : "--max-count must be at least 0, not " + maxCount);
         }
-        final AvDirectory dir = directory();
+        final AvDirectory dir = creatingDirectory();
         final Path file = dir.fileOf(name);
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {
@@ -62,8 +67,25 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
              AddressVector av = domain.openAv(AvAttr.builder().type(type.avType).count(count).maxCount(maxCount).name(name)
                  .groupAccess(groupAccess).createOnly(true).build()))
         {
-            out().printf("created AV '%s': %s, %s, capacity %d (grows to %d), %d bytes (%s)%n", name, type, format,
-                av.attr().count(), Math.max(count, maxCount == 0 ? AvAttr.DEFAULT_MAX_COUNT : maxCount), Files.size(file), file);
+            final long grows = Math.max(count, maxCount == 0 ? AvAttr.DEFAULT_MAX_COUNT : maxCount);
+            if (json)
+            {
+                final Map<String, Object> m = new LinkedHashMap<>();
+                m.put("av", name);
+                m.put("file", file.toString());
+                m.put("type", type.name());
+                m.put("format", format.name());
+                m.put("capacity", av.attr().count());
+                m.put("maxCapacity", grows);
+                m.put("sizeBytes", Files.size(file));
+                m.put("groupAccess", groupAccess);
+                out().println(Json.write(m));
+            }
+            else
+            {
+                out().printf("created AV '%s': %s, %s, capacity %d (grows to %d), %d bytes (%s)%n", name, type, format,
+                    av.attr().count(), grows, Files.size(file), file);
+            }
         }
         catch (final FabricException e)
         {
@@ -86,6 +108,6 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
 
     private CliException exists(final AvDirectory dir)
     {
-        return new CliException(ExitCode.EXISTS, "'" + name + "' exists already in " + dir.path() + " (shmav show " + name + ")");
+        return new CliException(ExitCode.EXISTS, "'" + name + "' exists already in " + dir.path() + " (" + hint("show " + name) + " shows it)");
     }
 }

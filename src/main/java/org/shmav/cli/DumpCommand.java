@@ -1,5 +1,7 @@
 package org.shmav.cli;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.shmav.slots.Region;
@@ -19,15 +21,30 @@ final class DumpCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--limit", paramLabel = "N", description = "dump at most N used slots (default: ${DEFAULT-VALUE})")
     private int limit = 64;
 
+    @Option(names = "--json", description = "print the fields as JSON (schema in the README) instead of a hex dump")
+    private boolean json;
+
     @Override
     public Integer call()
     {
         final AvDirectory dir = directory();
-        out().printf("# AV '%s' (%s)%n", name, dir.existingFileOf(name));
+        final java.nio.file.Path file = dir.existingFileOf(name);
         final Region region = dir.openReadOnly(name);
         try
         {
-            out().print(AvHexDump.of(region, Math.max(0, limit)));
+            if (json)
+            {
+                final Map<String, Object> m = new LinkedHashMap<>();
+                m.put("av", name);
+                m.put("file", file.toString());
+                m.putAll(AvHexDump.json(region, Math.max(0, limit)));
+                out().println(Json.write(m));
+            }
+            else
+            {
+                out().printf("# AV '%s' (%s)%n", name, file);
+                out().print(AvHexDump.of(region, Math.max(0, limit)));
+            }
         }
         finally
         {

@@ -9,7 +9,7 @@ enum ExitCode
     OK(0, "success"),
     FAILED(1, "unexpected failure (an I/O error, a bug); the message says what"),
     USAGE(2, "usage error: unknown command or option, bad option value"),
-    NOT_FOUND(3, "no such AV, directory or input file"),
+    NOT_FOUND(3, "no such AV, directory, input file or entry (remove: nothing was removed)"),
     NOT_AN_AV(4, "the file is not a valid shmav AV; it was left untouched"),
     BAD_NAME(5, "not a valid AV name (empty, starts with '.', holds '/' or control characters, too long)"),
     EXISTS(6, "create: an AV of that name exists already (or a concurrent create of it won)"),

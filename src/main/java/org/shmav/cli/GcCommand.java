@@ -41,6 +41,9 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         "before it may be removed (default: ${DEFAULT-VALUE})")
     private long graceSeconds = 60;
 
+    @Option(names = "--json", description = "print the report as JSON (schema in the README)")
+    private boolean json;
+
     @Option(names = {"-n", "--dry-run"}, description = "report what would be done, change nothing")
     private boolean dryRun;
 
@@ -56,6 +59,11 @@ final class GcCommand extends AvCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
+        if (json)
+        {
+            json = false;
+            return GcJson.report(this, dryRun, this::call);
+        }
         if (graceSeconds < 0)
         {
             throw new CliException(ExitCode.USAGE, "--grace must be >= 0");

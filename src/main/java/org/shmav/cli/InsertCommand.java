@@ -21,7 +21,6 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
-import org.shmav.FiErrno;
 
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -31,70 +30,116 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code shmav insert NAME --from FILE}: bulk-loads addresses into an existing AV with
- * {@code fi_av_insert} and FI_SYNC_ERR, in batches, with a progress bar. The whole file is parsed
- * first: a line that is not an address stops the command before anything is inserted.
+ * {@code shmav insert NAME ADDR... | --from FILE}: inserts addresses into an existing AV with
+ * {@code fi_av_insert} and FI_SYNC_ERR, in batches, and says per address what happened: inserted at
+ * an fi_addr, already present (which takes one more reference, as fi_av_insert does), or failed and
+ * why. Every address is parsed first: one that is not an address stops the command before anything is
+ * inserted.
  */
-@Command(name = "insert", description = {"Inserts addresses into an AV, one per line of FILE ('-' for stdin):",
-    "host:port, [ipv6]:port, or fi_av_straddr text (fi_sockaddr_in://10.0.0.1:5000); for a str AV, the line itself.",
-    "Blank lines and lines starting with # are skipped. An address already present takes a reference, as fi_av_insert."})
+@Command(name = "insert", description = {"Inserts addresses into an AV: the ADDR arguments, or one per line of " +
+    "FILE ('-' for stdin): host:port, [ipv6]:port, or fi_av_straddr text (fi_sockaddr_in://10.0.0.1:5000); for a " +
+    "str AV, the text itself. Blank lines and lines starting with # are skipped.",
+    "Prints per address: inserted at fi_addr N; already present at fi_addr N (one more reference, as fi_av_insert " +
+    "takes: shmav remove gives it back); or failed, with the error."})
 final class InsertCommand extends AvCommand implements Callable<Integer>
 {
     /** Addresses per fi_av_insert call. */
     static final int BATCH = 1024;
-    /** Failed addresses listed one by one; the rest are counted. */
+    /** Failures listed one by one with --quiet; the rest are counted. */
     static final int LISTED_FAILURES = 20;
 
-    @Parameters(paramLabel = "NAME", description = "the AV's name")
+    @Parameters(index = "0", paramLabel = "NAME", description = "the AV's name")
     private String name;
 
-    @Option(names = "--from", required = true, paramLabel = "FILE", description = "the addresses, one per line")
+    @Parameters(index = "1..*", paramLabel = "ADDR", description = "addresses to insert (or --from FILE)")
+    private List<String> arguments = new ArrayList<>();
+
+    @Option(names = "--from", paramLabel = "FILE", description = "the addresses, one per line ('-': stdin)")
     private String from;
 
-    @Option(names = {"-q", "--quiet"}, description = "no progress bar")
+    @Option(names = {"-q", "--quiet"}, description = "print only the failures and the summary")
     private boolean quiet;
 
-    /** Set when an address was refused with FI_ENOSPC: the AV is full (exit code 10, not 9). */
-    private boolean full;
+    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    private boolean json;
 
-    /** One address to insert, with the line it came from. */
-    private record Line(int number, String text, ByteBuffer address)
+    /** One address to insert: where it came from ("line 3", or null for an argument) and its text. */
+    private record Line(String where, String text, ByteBuffer address)
     {
     }
 
     @Override
     public Integer call()
     {
+        if (arguments.isEmpty() == (from == null))
+        {
+            throw new CliException(ExitCode.USAGE, arguments.isEmpty() ? "give the addresses to insert, as " +
+                "arguments or with --from FILE" : "give the addresses either as arguments or with --from, not both");
+        }
         final AvDirectory dir = directory();
-        final AddrFormat format = AvDirectory.addrFormatOf(dir.existingFileOf(name));
-        final List<Line> lines = parse(read(), new AddressParser(format));
+        final Path file = dir.existingFileOf(name, "create it first: " + hint("create " + name + " --count N"));
+        final AddrFormat format = AvDirectory.addrFormatOf(file);
+        final List<Line> lines = parse(new AddressParser(format));
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format).shmDirectory(dir.path()).build());
              AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))
         {
-            final Set<Long> entries = new HashSet<>();
-            final List<String> failures = insertAll(av, lines, entries);
-            final int inserted = lines.size() - failures.size();
-            out().printf("inserted %d of %d addresses into '%s'%s; count now %d%n", inserted, lines.size(), name,
-                entries.size() == inserted ? "" : " as " + entries.size() + " entries (an address given twice or " +
-                    "already present takes one more reference)", av.count());
-            failures.stream().limit(LISTED_FAILURES).forEach(f -> out().println("  not inserted: " + f));
-            if (failures.size() > LISTED_FAILURES)
+            final InsertReport report = new InsertReport(name, av.attr().type());
+            insertAll(av, lines, report);
+            report.readRefs(file);
+            report.count(av.count());
+            if (json)
             {
-                out().println("  ... and " + (failures.size() - LISTED_FAILURES) + " more");
+                out().println(Json.write(report.toJson(dir.path())));
             }
-            if (full)
+            else
             {
-                err().printf("shmav insert: AV '%s' is full (capacity %d): remove entries (shmav rm, or the API), or " +
-                    "create it with a larger --max-count, or free space in its directory if that is full; then " +
-                    "insert again%n", name, av.count());
+                report.print(out(), quiet, LISTED_FAILURES);
+            }
+            if (report.full())
+            {
+                err().printf("shmav insert: AV '%s' is full (it holds %d entries and may not grow further): remove " +
+                    "entries it no longer needs (%s), or free space in %s if its file system is full; then insert " +
+                    "again%n", name, av.count(), hint("remove " + name + " ADDR"), dir.path());
                 return ExitCode.NO_SPACE.code;
             }
-            return failures.isEmpty() ? ExitCode.OK.code : ExitCode.PARTIAL.code;
+            return report.failed() == 0 ? ExitCode.OK.code : ExitCode.PARTIAL.code;
         }
         catch (final FabricException e)
         {
-            throw AvDirectory.asCliException(dir.fileOf(name), e);
+            throw AvDirectory.asCliException(file, e);
         }
+    }
+
+    /** Every address given, parsed; BAD_INPUT listing the bad ones when there is any. */
+    private List<Line> parse(final AddressParser parser)
+    {
+        final List<String> text = from != null ? read() : arguments;
+        final List<Line> lines = new ArrayList<>();
+        final List<String> bad = new ArrayList<>();
+        for (int i = 0; i < text.size(); i++)
+        {
+            final String t = text.get(i).strip();
+            if (from != null && (t.isEmpty() || t.startsWith("#")))
+            {
+                continue;
+            }
+            final String where = from != null ? "line " + (i + 1) : null;
+            try
+            {
+                lines.add(new Line(where, t, parser.parse(t)));
+            }
+            catch (final AddressParser.BadLine e)
+            {
+                bad.add((where != null ? where + ": " : "") + "'" + t + "': " + e.getMessage());
+            }
+        }
+        if (!bad.isEmpty())
+        {
+            throw new CliException(ExitCode.BAD_INPUT, bad.size() + (from != null ? " line(s) of " + from : " argument(s)") +
+                " are not addresses, nothing was inserted:\n  " + String.join("\n  ", bad.subList(0, Math.min(bad.size(),
+                LISTED_FAILURES))) + (bad.size() > LISTED_FAILURES ? "\n  ..." : ""));
+        }
+        return lines;
     }
 
     private List<String> read()
@@ -117,83 +162,59 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
         }
     }
 
-    /** Every address line parsed; BAD_INPUT listing the bad lines when there is any. */
-    private List<Line> parse(final List<String> text, final AddressParser parser)
+    /** Inserts in batches of {@value #BATCH}, recording each address's outcome in {@code report}. */
+    private void insertAll(final AddressVector av, final List<Line> lines, final InsertReport report)
     {
-        final List<Line> lines = new ArrayList<>();
-        final List<String> bad = new ArrayList<>();
-        for (int i = 0; i < text.size(); i++)
-        {
-            final String t = text.get(i).strip();
-            if (t.isEmpty() || t.startsWith("#"))
-            {
-                continue;
-            }
-            try
-            {
-                lines.add(new Line(i + 1, t, parser.parse(t)));
-            }
-            catch (final AddressParser.BadLine e)
-            {
-                bad.add("line " + (i + 1) + ": '" + t + "': " + e.getMessage());
-            }
-        }
-        if (!bad.isEmpty())
-        {
-            throw new CliException(ExitCode.BAD_INPUT, bad.size() + " line(s) of " + from +
-                " are not addresses, nothing was inserted:\n  " + String.join("\n  ", bad.subList(0, Math.min(bad.size(),
-                LISTED_FAILURES))) + (bad.size() > LISTED_FAILURES ? "\n  ..." : ""));
-        }
-        return lines;
-    }
-
-    /** Inserts in batches of {@value #BATCH}; returns one description per address that failed. */
-    private List<String> insertAll(final AddressVector av, final List<Line> lines, final Set<Long> entries)
-    {
-        final List<String> failures = new ArrayList<>();
+        final Set<Long> seen = new HashSet<>();
         try (ProgressBar bar = progressBar(lines.size()))
         {
             for (int start = 0; start < lines.size(); start += BATCH)
             {
                 final List<Line> batch = lines.subList(start, Math.min(lines.size(), start + BATCH));
-                insertBatch(av, batch, failures, entries);
+                insertBatch(av, batch, report, seen);
                 if (bar != null)
                 {
                     bar.stepBy(batch.size());
                 }
             }
         }
-        return failures;
     }
 
-    /** Inserts one batch; adds a description of each failure to {@code failures}, each fi_addr to {@code entries}. */
-    private void insertBatch(final AddressVector av, final List<Line> batch, final List<String> failures,
-        final Set<Long> entries)
+    /**
+     * Inserts one batch. An address was already present when a reverse lookup found it before the batch,
+     * or an earlier address of this run got the same fi_addr (it was given twice).
+     */
+    private static void insertBatch(final AddressVector av, final List<Line> batch, final InsertReport report,
+        final Set<Long> seen)
     {
+        final boolean[] present = new boolean[batch.size()];
+        final ByteBuffer packed = ByteBuffer.allocate(batch.stream().mapToInt(l -> l.address().remaining()).sum());
+        for (int i = 0; i < batch.size(); i++)
+        {
+            present[i] = av.reverseLookup(batch.get(i).address().duplicate()) != Fi.ADDR_NOTAVAIL;
+            packed.put(batch.get(i).address().duplicate());
+        }
         final int[] errors = new int[batch.size()];
         final long[] fiAddr = new long[batch.size()];
-        final ByteBuffer packed = ByteBuffer.allocate(batch.stream().mapToInt(l -> l.address().remaining()).sum());
-        batch.forEach(l -> packed.put(l.address().duplicate()));
         av.insert(packed.flip(), batch.size(), fiAddr, Fi.SYNC_ERR, errors);
         for (int i = 0; i < batch.size(); i++)
         {
-            if (errors[i] == 0)
+            final Line l = batch.get(i);
+            if (errors[i] != 0)
             {
-                entries.add(fiAddr[i]);
+                report.failed(l.where(), l.text(), errors[i]);
             }
             else
             {
-                full |= errors[i] == FiErrno.ENOSPC;
-                failures.add("line " + batch.get(i).number() + ": " + batch.get(i).text() + ": " +
-                    FiErrno.name(errors[i]) + " (" + FiErrno.strerror(errors[i]) + ")");
+                report.succeeded(l.where(), l.text(), fiAddr[i], !seen.add(fiAddr[i]) || present[i]);
             }
         }
     }
 
-    /** A progress bar on stderr, or null with --quiet or when nobody watches (no terminal). */
+    /** A progress bar on stderr for a long input, or null with --json or when nobody watches (no terminal). */
     private ProgressBar progressBar(final int total)
     {
-        if (quiet || System.console() == null)
+        if (json || System.console() == null || total < BATCH)
         {
             return null;
         }

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The little JSON {@code ls --json} and {@code show --json} print: maps (in insertion order), lists,
+ * The little JSON every command prints with {@code --json}: maps (in insertion order), lists,
  * strings, numbers, booleans and null. Enough for scripts and {@code jq}; no dependency for it.
  */
 final class Json
@@ -21,6 +21,15 @@ final class Json
         return b.toString();
     }
 
+    /** {@code value} on one line, for streams of JSON objects (JSON Lines). */
+    static String writeLine(final Object value)
+    {
+        final StringBuilder b = new StringBuilder();
+        write(b, value, null);
+        return b.toString();
+    }
+
+    /** Writes {@code value}; {@code indent} null writes it all on one line. */
     private static void write(final StringBuilder b, final Object value, final String indent)
     {
         if (value == null)
@@ -52,18 +61,18 @@ final class Json
             b.append("{}");
             return;
         }
-        b.append("{\n");
+        b.append(indent == null ? "{" : "{\n");
         final Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
         while (it.hasNext())
         {
             final Map.Entry<?, ?> e = it.next();
-            b.append(indent).append("  ");
+            b.append(indent == null ? "" : indent + "  ");
             string(b, String.valueOf(e.getKey()));
             b.append(": ");
-            write(b, e.getValue(), indent + "  ");
-            b.append(it.hasNext() ? ",\n" : "\n");
+            write(b, e.getValue(), indent == null ? null : indent + "  ");
+            b.append(it.hasNext() ? (indent == null ? ", " : ",\n") : (indent == null ? "" : "\n"));
         }
-        b.append(indent).append('}');
+        b.append(indent == null ? "" : indent).append('}');
     }
 
     private static void writeList(final StringBuilder b, final List<?> list, final String indent)
@@ -73,14 +82,14 @@ final class Json
             b.append("[]");
             return;
         }
-        b.append("[\n");
+        b.append(indent == null ? "[" : "[\n");
         for (int i = 0; i < list.size(); i++)
         {
-            b.append(indent).append("  ");
-            write(b, list.get(i), indent + "  ");
-            b.append(i + 1 < list.size() ? ",\n" : "\n");
+            b.append(indent == null ? "" : indent + "  ");
+            write(b, list.get(i), indent == null ? null : indent + "  ");
+            b.append(i + 1 < list.size() ? (indent == null ? ", " : ",\n") : (indent == null ? "" : "\n"));
         }
-        b.append(indent).append(']');
+        b.append(indent == null ? "" : indent).append(']');
     }
 
     private static void string(final StringBuilder b, final String s)

@@ -27,6 +27,9 @@ final class RmCommand extends AvCommand implements Callable<Integer>
     @Option(names = {"-f", "--force"}, description = "remove it even while live processes have it open")
     private boolean force;
 
+    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    private boolean json;
+
     @Override
     public Integer call()
     {
@@ -52,7 +55,20 @@ final class RmCommand extends AvCommand implements Callable<Integer>
         {
             throw AvDirectory.asCliException(file, e);
         }
-        out().println("removed AV '" + name + "' (" + file + ", " + s.count() + " entries)");
+        if (json)
+        {
+            final java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("av", name);
+            m.put("file", file.toString());
+            m.put("removed", true);
+            m.put("count", s.count());
+            m.put("forced", s.inUse());
+            out().println(Json.write(m));
+        }
+        else
+        {
+            out().println("removed AV '" + name + "' (" + file + ", " + s.count() + " entries)");
+        }
         return ExitCode.OK.code;
     }
 }

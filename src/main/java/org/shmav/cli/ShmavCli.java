@@ -16,13 +16,13 @@ import picocli.CommandLine.Option;
 /**
  * {@code scripts/shmav}: the administration tool for named AVs. Read-only commands ({@code ls},
  * {@code show}, {@code dump}, {@code watch}) map files read-only; commands that change things
- * ({@code rm}, {@code gc}, {@code create}, {@code insert}) never touch a file that is not a valid
+ * ({@code rm}, {@code gc}, {@code create}, {@code insert}, {@code remove}) never touch a file that is not a valid
  * shmav AV. Every kind of failure has its own exit code ({@link ExitCode}).
  */
 @Command(name = "shmav", mixinStandardHelpOptions = true, versionProvider = ShmavVersion.class,
     description = "Inspect and manage shmav named address vectors (files in /dev/shm).",
     subcommands = {LsCommand.class, ShowCommand.class, DumpCommand.class, WatchCommand.class, CreateCommand.class,
-        InsertCommand.class, RmCommand.class, GcCommand.class, CommandLine.HelpCommand.class})
+        InsertCommand.class, RemoveCommand.class, RmCommand.class, GcCommand.class, CommandLine.HelpCommand.class})
 public final class ShmavCli implements Runnable
 {
     @Option(names = "--dir", paramLabel = "DIR", scope = CommandLine.ScopeType.INHERIT,
@@ -57,12 +57,28 @@ public final class ShmavCli implements Runnable
         return directory != null ? directory : DomainAttr.defaultShmDirectory();
     }
 
+    /** Where {@link #directory()} came from, for messages about it: the option, the property, the variable or the default. */
+    String directorySource()
+    {
+        if (directory != null)
+        {
+            return "--dir";
+        }
+        final String property = System.getProperty(DomainAttr.SHM_DIR_PROPERTY);
+        if (property != null && !property.isEmpty())
+        {
+            return "-D" + DomainAttr.SHM_DIR_PROPERTY;
+        }
+        final String env = System.getenv(DomainAttr.SHM_DIR_ENV);
+        return env != null && !env.isEmpty() ? "$" + DomainAttr.SHM_DIR_ENV : "the default";
+    }
+
     /** Without a subcommand: the usage, and the usage-error code. */
     @Override
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(), "give a command: ls, show, dump, watch, " +
-            "create, insert, rm or gc");
+            "create, insert, remove, rm or gc");
     }
 
     private static void describeExitCodes(final CommandLine cli)
@@ -96,15 +112,22 @@ public final class ShmavCli implements Runnable
                 cmd.getErr().println("Did you mean: " + String.join(" or ", suggestions) + "?");
             }
         }
-        cmd.getErr().println("Try '" + path + " --help' for more information.");
+        cmd.getErr().println(tryHelp(cmd));
         cmd.getErr().flush();
         return ExitCode.USAGE.code;
     }
 
-    /** "shmav" or "shmav ls": the command as the user typed it. */
+    /** "shmav" or "shmav ls": the command's name, which prefixes its messages. */
     private static String qualifiedName(final CommandLine cmd)
     {
         return cmd.getParent() == null ? cmd.getCommandName() : qualifiedName(cmd.getParent()) + " " + cmd.getCommandName();
+    }
+
+    /** The one line of help after a usage error, naming the command as the user ran it ({@link CommandNames}). */
+    static String tryHelp(final CommandLine cmd)
+    {
+        final String sub = cmd.getParent() == null ? "" : qualifiedName(cmd).substring(qualifiedName(cmd).indexOf(' '));
+        return "Try '" + CommandNames.shmav() + sub + " --help' for more information.";
     }
 
     private static int handle(final Exception e, final CommandLine cmd, final CommandLine.ParseResult parsed)
@@ -112,6 +135,10 @@ public final class ShmavCli implements Runnable
         if (e instanceof CliException ce)
         {
             cmd.getErr().println("shmav " + cmd.getCommandName() + ": " + ce.getMessage());
+            if (ce.exitCode() == ExitCode.USAGE)
+            {
+                cmd.getErr().println(tryHelp(cmd)); // an option value the parser accepted but the command did not
+            }
             return ce.exitCode().code;
         }
         if (e instanceof FabricException fe)

@@ -9,6 +9,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -42,6 +43,9 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--interval", paramLabel = "MS", description = "poll every MS milliseconds (default: ${DEFAULT-VALUE})")
     private long intervalMillis = 50;
 
+    @Option(names = "--json", description = "print one JSON object per event and line (schema in the README)")
+    private boolean json;
+
     private final Map<Long, AvSnapshot.Entry> seen = new HashMap<>();
 
     @Override
@@ -70,8 +74,15 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         Region region = first;
         long changes = region.table().changes();
         diff(region, false);
-        out().printf("watching AV '%s': %d entries, change counter %d%s%n", name, seen.size(), changes,
-            durationSeconds > 0 ? ", for " + durationSeconds + " s" : "; Ctrl-C stops");
+        if (json)
+        {
+            event("watching", Map.of("entries", seen.size(), "changes", changes));
+        }
+        else
+        {
+            out().printf("watching AV '%s': %d entries, change counter %d%s%n", name, seen.size(), changes,
+                durationSeconds > 0 ? ", for " + durationSeconds + " s" : "; Ctrl-C stops");
+        }
         out().flush();
         final long deadline = durationSeconds > 0 ? System.nanoTime() + (long)(durationSeconds * 1e9) : Long.MAX_VALUE;
         while (System.nanoTime() - deadline < 0)
@@ -86,7 +97,14 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
             }
             if (!fileKey.equals(fileKey(file)))
             {
-                out().println(clock() + " AV '" + name + "' was removed");
+                if (json)
+                {
+                    event("removedAv", Map.of());
+                }
+                else
+                {
+                    out().println(clock() + " AV '" + name + "' was removed");
+                }
                 break;
             }
         }
@@ -124,12 +142,30 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
 
     private void print(final boolean report, final String sign, final Region region, final AvSnapshot.Entry e)
     {
-        if (report)
+        if (report && json)
+        {
+            event(sign.equals("+") ? "insert" : "remove", Map.of("fiAddr", e.fiAddr(), "address", e.address()));
+        }
+        else if (report)
         {
             final String fiAddr = region.layout().avType() == AvType.MAP ? String.format("0x%x", e.fiAddr())
                 : Long.toString(e.fiAddr());
             out().println(clock() + " " + sign + " fi_addr " + fiAddr + " " + e.address());
         }
+    }
+
+    /**
+     * One line of {@code watch --json} (JSON Lines: one object per line, so that a consumer can act on
+     * each event as it comes): {@code time}, {@code av}, {@code event} and the event's fields.
+     */
+    private void event(final String event, final Map<String, Object> fields)
+    {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("time", java.time.Instant.now().toString());
+        m.put("av", name);
+        m.put("event", event);
+        m.putAll(new java.util.TreeMap<>(fields));
+        out().println(Json.writeLine(m));
     }
 
     private static String clock()

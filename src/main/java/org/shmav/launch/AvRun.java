@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.shmav.DomainAttr;
+import org.shmav.cli.CommandNames;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -86,7 +87,22 @@ public final class AvRun implements Callable<Integer>
     /** Runs avrun with {@code args} and returns its exit status. */
     public static int execute(final String... args)
     {
-        return new CommandLine(new AvRun()).setStopAtPositional(true).execute(args);
+        return new CommandLine(new AvRun()).setStopAtPositional(true).setParameterExceptionHandler(AvRun::usageError)
+            .execute(args);
+    }
+
+    /** A usage error: what is wrong and where the help is, not the whole help, which buries the one line that matters. */
+    private static int usageError(final CommandLine.ParameterException e, final String[] args)
+    {
+        final java.io.PrintWriter err = e.getCommandLine().getErr();
+        err.println("avrun: " + e.getMessage());
+        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty())
+        {
+            err.println("Did you mean: " + String.join(" or ", u.getSuggestions()) + "?");
+        }
+        err.println("Try '" + CommandNames.avrun() + " --help' for more information.");
+        err.flush();
+        return ExitStatus.USAGE;
     }
 
     @Override

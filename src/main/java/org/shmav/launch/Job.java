@@ -78,7 +78,7 @@ public final class Job
     /** {@code scripts/shmav COMMAND}, with {@code --dir} when the job's directory is not the default. */
     static String shmav(final JobSpec spec, final String command)
     {
-        return "scripts/shmav " + command +
+        return org.shmav.cli.CommandNames.shmav() + " " + command +
             (spec.directory().equals(DomainAttr.DEFAULT_SHM_DIRECTORY) ? "" : " --dir " + spec.directory());
     }
 

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /** Help and usage errors of the shmav CLI: no AV is touched, so these run in the unit-test phase. */
 class ShmavCliUsageTest
 {
-    private static final List<String> COMMANDS = List.of("ls", "show", "dump", "watch", "create", "insert", "rm", "gc");
+    private static final List<String> COMMANDS = List.of("ls", "show", "dump", "watch", "create", "insert", "remove", "rm",
+        "gc");
 
     /** What one run printed and returned. */
     private record Run(int code, String out, String err)
@@ -73,5 +74,36 @@ class ShmavCliUsageTest
         final Run none = shmav();
         assertEquals(2, none.code());
         assertEquals(2, none.err().lines().count(), none.err());
+    }
+
+    @Test
+    void shouldAnswerEveryUsageErrorOfEveryCommandWithTheErrorAndOneLineOfHelp()
+    {
+        for (final String command : COMMANDS)
+        {
+            assertUsageError(command, "", command, "--frobnicate");
+        }
+        // errors the parser cannot see: the command finds them, and answers the same way
+        assertUsageError("create", "--count must be at least 1", "create", "x", "--count", "0");
+        assertUsageError("insert", "give the addresses to insert", "insert", "x");
+        assertUsageError("insert", "either as arguments or with --from", "insert", "x", "127.0.0.1:1", "--from", "f");
+        assertUsageError("remove", "give the entry to remove", "remove", "x");
+        assertUsageError("remove", "either an address or --fi-addr", "remove", "x", "127.0.0.1:1", "--fi-addr", "0");
+        assertUsageError("watch", "--interval must be >= 1", "watch", "x", "--interval", "0");
+        assertUsageError("gc", "--grace must be >= 0", "gc", "--grace", "-1");
+    }
+
+    /** Exit code 2, nothing on stdout, and on stderr exactly "shmav COMMAND: ...what..." and the pointer to help. */
+    private static void assertUsageError(final String command, final String what, final String... args)
+    {
+        final Run run = shmav(args);
+        final String context = String.join(" ", args) + ": " + run.err();
+        assertEquals(2, run.code(), context);
+        assertEquals("", run.out(), context);
+        final List<String> lines = run.err().lines().toList();
+        assertEquals(2, lines.size(), context);
+        assertTrue(lines.get(0).startsWith("shmav " + command + ": ") && lines.get(0).toLowerCase().contains(what.toLowerCase()),
+            context);
+        assertEquals("Try 'shmav " + command + " --help' for more information.", lines.get(1), context);
     }
 }

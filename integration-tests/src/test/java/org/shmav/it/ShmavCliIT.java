@@ -76,7 +76,8 @@ class ShmavCliIT
         final Path input = addresses("# two ranks and a duplicate\n127.0.0.1:5000\n\nfi_sockaddr_in://10.0.0.2:5001\n127.0.0.1:5000\n");
         final Result inserted = shmav("insert", "job7", "--from", input.toString());
         assertEquals(0, inserted.code(), inserted.err());
-        assertTrue(inserted.out().contains("inserted 3 of 3 addresses into 'job7' as 2 entries"), inserted.out());
+        assertTrue(inserted.out().contains("AV 'job7': 2 inserted, 1 already present, 0 failed (of 3 addresses); " +
+            "count now 2"), inserted.out());
 
         final Result ls = shmav("ls");
         assertEquals(0, ls.code(), ls.err());
@@ -145,13 +146,14 @@ class ShmavCliIT
         assertTrue(shmav("show", "full").out().contains("no entries"), "nothing was inserted");
         final Result invalid = shmav("insert", "full", "--from", addresses("127.0.0.1:1\n0.0.0.0:2\n").toString());
         assertEquals(9, invalid.code(), "an invalid address, room left: " + invalid.err());
-        assertTrue(invalid.out().contains("line 2: 0.0.0.0:2: FI_EADDRNOTAVAIL"), invalid.out());
+        assertTrue(invalid.out().contains("line 2: 0.0.0.0:2: failed: FI_EADDRNOTAVAIL"), invalid.out());
         final Result full = shmav("insert", "full", "--from",
             addresses("127.0.0.1:1\n0.0.0.0:2\n127.0.0.1:3\n127.0.0.1:4\n").toString());
         assertEquals(10, full.code(), "the AV is full: " + full.err());
-        assertTrue(full.out().contains("line 2: 0.0.0.0:2: FI_EADDRNOTAVAIL"), full.out());
-        assertTrue(full.out().contains("line 4: 127.0.0.1:4: FI_ENOSPC"), full.out());
-        assertTrue(full.err().startsWith("shmav insert: AV 'full' is full (capacity 2): remove entries"), full.err());
+        assertTrue(full.out().contains("line 2: 0.0.0.0:2: failed: FI_EADDRNOTAVAIL"), full.out());
+        assertTrue(full.out().contains("line 4: 127.0.0.1:4: failed: FI_ENOSPC"), full.out());
+        assertTrue(full.err().startsWith("shmav insert: AV 'full' is full (it holds 2 entries and may not grow " +
+            "further): remove entries it no longer needs (shmav remove full ADDR --dir " + dir.path() + ")"), full.err());
         assertEquals(3, shmav("insert", "full", "--from", dir.path().resolve("no-such-file").toString()).code());
         assertEquals(3, ShmavCli.execute(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
             "--dir", dir.path().resolve("no-such-dir").toString(), "ls"));
