@@ -15,6 +15,7 @@ import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.job.JobFile;
 import org.shmav.slots.Region;
+import org.shmav.shm.AvLockFile;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
 
@@ -168,6 +169,12 @@ final class AvDirectory
     List<Path> jobFiles()
     {
         return list(name -> JobFile.avNameOf(name) != null, true);
+    }
+
+    /** The regular files named as AVs' lock files ({@code .shmav-lock.<AV name>}), sorted by name. */
+    List<Path> lockFiles()
+    {
+        return list(name -> AvLockFile.avNameOf(name) != null, true);
     }
 
     private List<Path> list(final Predicate<String> named, final boolean regularOnly)

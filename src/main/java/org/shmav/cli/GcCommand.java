@@ -14,6 +14,7 @@ import org.shmav.FabricException;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobRecord;
 import org.shmav.slots.Region;
+import org.shmav.shm.AvLockFile;
 import org.shmav.shm.CreatorLeftovers;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
@@ -53,6 +54,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
     private int failures;
     private int temporaries;
     private int jobFiles;
+    private int lockFiles;
     /** Job files already decided with their AV. */
     private final Set<Path> decided = new HashSet<>();
 
@@ -93,11 +95,16 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         {
             collectTemporary(file);
         }
+        for (final Path file : dir.lockFiles())
+        {
+            collectLockFile(dir, file);
+        }
         out().printf("gc%s: %d AV%s %s, %d %s, %d kept; %d job file%s %s; %d other file%s left alone; " +
-            "%d temporary file%s %s%n", dryRun ? " (dry run)" : "", removed, removed == 1 ? "" : "s",
+            "%d temporary file%s %s; %d lock file%s %s%n", dryRun ? " (dry run)" : "", removed, removed == 1 ? "" : "s",
             dryRun ? "to remove" : "removed", repaired, dryRun ? "to repair" : "repaired", kept, jobFiles,
             jobFiles == 1 ? "" : "s", dryRun ? "to remove" : "removed", others, others == 1 ? "" : "s", temporaries,
-            temporaries == 1 ? "" : "s", dryRun ? "to remove" : "removed");
+            temporaries == 1 ? "" : "s", dryRun ? "to remove" : "removed", lockFiles, lockFiles == 1 ? "" : "s",
+            dryRun ? "to remove" : "removed");
         return failures == 0 ? ExitCode.OK.code : ExitCode.FAILED.code;
     }
 
@@ -193,6 +200,33 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         temporaries++;
         out().println((dryRun ? "would remove " : "removed   ") + file.getFileName() + ": an AV being built by pid " +
             SharedAvFile.temporaryCreator(file.getFileName().toString()) + ", which died");
+    }
+
+    /** A lock file whose AV is gone (removed by an older shmav, or by hand): removed once nobody holds a lock in it. */
+    private void collectLockFile(final AvDirectory dir, final Path file)
+    {
+        final String av = AvLockFile.avNameOf(file.getFileName().toString());
+        if (Files.exists(dir.path().resolve(av), LinkOption.NOFOLLOW_LINKS))
+        {
+            return; // its AV's: removed with it
+        }
+        try
+        {
+            if (!AvLockFile.deleteIfUnused(file, dir.path().resolve(av), dryRun))
+            {
+                out().println("kept      " + file.getFileName() + ": a process still holds a lock in it");
+                return;
+            }
+        }
+        catch (final IOException e)
+        {
+            failures++;
+            out().println("failed    " + file.getFileName() + ": " + e.getMessage());
+            return;
+        }
+        lockFiles++;
+        out().println((dryRun ? "would remove " : "removed   ") + file.getFileName() + ": the lock file of AV '" + av +
+            "', which is gone");
     }
 
     private boolean remove(final AvDirectory dir, final AvSnapshot s, final String why)
@@ -310,9 +344,14 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             try
             {
                 final int slots = region.table().recoverDead();
+                // What is still dead afterwards was not freed: say so rather than claim it was.
+                final long left = AvSnapshot.read(s.name(), s.file(), ToolAccess.openReadOnly(s.file())).deadAttachers();
+                final long freed = Math.max(0, s.deadAttachers() - left);
                 repaired++;
                 out().println("repaired  " + s.name() + ": " + what + "; " + slots + " slot" + (slots == 1 ? "" : "s") +
-                    " repaired, dead attacher entries freed (" + s.liveAttachers() + " live kept)");
+                    " repaired, " + freed + " dead attacher entr" + (freed == 1 ? "y" : "ies") + " freed" + (left == 0 ? ""
+                    : ", " + left + " not freed (another process is recovering them, or their lock could not be taken)") +
+                    " (" + s.liveAttachers() + " live kept)");
             }
             finally
             {

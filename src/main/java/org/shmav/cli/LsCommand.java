@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import org.shmav.FabricException;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobRecord;
+import org.shmav.shm.AvLockFile;
 import org.shmav.shm.CreatorLeftovers;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
@@ -87,6 +88,12 @@ final class LsCommand extends AvCommand implements Callable<Integer>
             }
             list.add(new Other(file.getFileName().toString(), "job file of AV '" + av + "'" +
                 (Files.exists(dir.path().resolve(av), LinkOption.NOFOLLOW_LINKS) ? "" : " (AV gone)") + ": " + what));
+        }
+        for (final Path file : dir.lockFiles())
+        {
+            final String av = AvLockFile.avNameOf(file.getFileName().toString());
+            list.add(new Other(file.getFileName().toString(), "lock file of AV '" + av + "'" +
+                (Files.exists(dir.path().resolve(av), LinkOption.NOFOLLOW_LINKS) ? "" : " (AV gone: shmav gc removes it)")));
         }
         for (final Path file : dir.temporaries())
         {

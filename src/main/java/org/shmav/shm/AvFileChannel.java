@@ -48,7 +48,8 @@ public final class AvFileChannel
     private static final List<FileChannel> UNKNOWN = new ArrayList<>();
 
     private final Object key;
-    private final Path file;
+    /** The name it was last opened by: a creator's file is first registered under its temporary name. */
+    private volatile Path file;
     /** Set once under {@link #OPEN}; read without it, so that lock calls never take {@link #OPEN}. */
     private volatile FileChannel readOnly;
     private volatile FileChannel readWrite;
@@ -80,6 +81,7 @@ public final class AvFileChannel
                 AvFileChannel open = OPEN.get(key);
                 if (open != null && open.channel(write) != null)
                 {
+                    open.file = file;
                     open.users++;
                     return open;
                 }
@@ -102,6 +104,7 @@ public final class AvFileChannel
                     open = new AvFileChannel(key, file);
                     OPEN.put(key, open);
                 }
+                open.file = file;
                 open.adopt(ch, write);
                 open.users++;
                 return open;
@@ -153,6 +156,12 @@ public final class AvFileChannel
     private FileChannel channel(final boolean write)
     {
         return write ? readWrite : readWrite != null ? readWrite : readOnly;
+    }
+
+    /** The name this file was opened by. */
+    public Path path()
+    {
+        return file;
     }
 
     /** The channel to map and size the file with: read-write when {@code write}. */

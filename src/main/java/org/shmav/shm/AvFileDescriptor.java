@@ -45,6 +45,8 @@ package org.shmav.shm;
  *  128 |           segmentCount             |           reserved            |
  *  136 |                        createdMillis                               |
  *  144 |                         maxCapacity                                |
+ *  152 |                   lockFileInode (layout 4)                         |
+ *  160 |                   lockFileDevice (layout 4)                        |
  *  192 |                      reserved (was changes, layout 2)              |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
@@ -54,8 +56,12 @@ package org.shmav.shm;
  * 1024 | free-group marks: {@value #FREE_GROUPS} bits, u64[256]                       |
  * 3072 | lock byte of FI_READ readers (never read or written, only locked)               |
  * 3080 | lock byte of the creator of a file not yet published (never read or written)    |
- * 3088 | lock byte of auth-key inserts (never read or written)                            |
- * 3096 | lock byte of a growth (never read or written)                                    |
+ * 3088 | lock byte of auth-key inserts: locked in the lock file, never in this file       |
+ * 3096 | lock byte of a growth: locked in the lock file, never in this file               |
+ *
+ *   Writers' locks (attacher liveness, auth-key inserts, growth) are taken at these offsets in the
+ *   AV's lock file ({@link AvLockFile}), which only the AV's writers may open; only the readers' and
+ *   the creator's bytes are locked in the AV file itself.
  * </pre>
  *
  * The creator fills every field and section, then writes {@code version} last with a release store:
@@ -67,7 +73,7 @@ public final class AvFileDescriptor
     /** "shmav-av" in ASCII, read as a little-endian u64. */
     public static final long MAGIC = 0x76612d76616d6873L;
     /** Layout major version: a file of another major version is refused. */
-    public static final int VERSION_MAJOR = 3;
+    public static final int VERSION_MAJOR = 4;
     /** Layout minor version: additions that older readers may ignore. */
     public static final int VERSION_MINOR = 0;
     /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */
@@ -133,6 +139,13 @@ public final class AvFileDescriptor
      * end is within it. Also sizes the free groups ({@link #freeGroupShift}), which never change.
      */
     public static final int MAX_CAPACITY_OFFSET = 144;
+    /**
+     * u64, layout 4: inode of the AV's lock file ({@link AvLockFile}), written by the creator before it
+     * publishes the AV; a writer locks only the lock file whose inode and device these name.
+     */
+    public static final int LOCK_FILE_INODE_OFFSET = 152;
+    /** u64, layout 4: device of the AV's lock file (as {@code stat} gives it). */
+    public static final int LOCK_FILE_DEVICE_OFFSET = 160;
     /** u64: lower bound of the lowest FREE slot (low 32 bits) and an epoch bumped by every freeing (high 32). */
     public static final int FREE_HINT_OFFSET = 256;
     /** u64: number of attacher entries ever taken; readers sum journals below it. */
@@ -167,13 +180,13 @@ public final class AvFileDescriptor
     public static final int CREATOR_LOCK_OFFSET = 3080;
     /**
      * The byte an inserter of an auth key holds an exclusive record lock on while it looks the key up
-     * and adds it, so that one insert of a new key wins across processes.
+     * and adds it, so that one insert of a new key wins across processes. In the lock file.
      */
     public static final int AUTH_KEY_LOCK_OFFSET = 3088;
     /**
      * The byte a grower holds an exclusive record lock on from its check of {@code segmentCount} to its
      * publication of the next segment: one growth at a time, and the kernel frees the byte of a grower
-     * that dies.
+     * that dies. In the lock file.
      */
     public static final int GROWTH_LOCK_OFFSET = 3096;
     /** Entries in the segment table: enough to double from 1 slot to {@link #MAX_CAPACITY}. */

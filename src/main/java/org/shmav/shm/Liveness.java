@@ -28,7 +28,7 @@ public interface Liveness
     /** Gives back the lock taken by {@link #tryLockAt}. */
     void unlockAt(long position);
 
-    /** The liveness of a named AV: the record locks on its file. */
+    /** The liveness of a named AV: the record locks on its lock file ({@link AvLockFile}). */
     static Liveness of(final AvFileChannel file, final AvLayout layout)
     {
         return new Liveness()
@@ -66,6 +66,46 @@ public interface Liveness
             private long position(final int attacher)
             {
                 return layout.attacher(attacher) + AttacherDescriptor.LOCK_OFFSET;
+            }
+        };
+    }
+
+    /**
+     * The liveness of a named AV whose lock file this process may not open (a reader or tool of another
+     * user): every entry looks alive, since death cannot be told, and no lock can be taken.
+     */
+    static Liveness unknown()
+    {
+        return new Liveness()
+        {
+            @Override
+            public boolean isHeld(final int attacher)
+            {
+                return true;
+            }
+
+            @Override
+            public boolean tryAcquire(final int attacher)
+            {
+                return false;
+            }
+
+            @Override
+            public void release(final int attacher)
+            {
+                // never acquired
+            }
+
+            @Override
+            public boolean tryLockAt(final long position)
+            {
+                return false;
+            }
+
+            @Override
+            public void unlockAt(final long position)
+            {
+                // never locked
             }
         };
     }

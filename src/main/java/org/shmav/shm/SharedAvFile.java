@@ -167,6 +167,7 @@ public final class SharedAvFile
         final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID + "." +
             Long.toHexString(System.nanoTime()));
         AvFileChannel built = null;
+        AvFileChannel locks = null;
         try
         {
             final FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
@@ -176,7 +177,9 @@ public final class SharedAvFile
             built.tryLock(CREATOR_LOCK_OFFSET);
             Files.setPosixFilePermissions(tmp, mode); // the umask may have dropped the group bits
             commitPages(ch, layout.fileLength());
-            fill.accept(new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength())));
+            final Memory header = new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
+            locks = AvLockFile.prepare(file, tmp, name, mode, header); // before the AV is published: every writer finds it
+            fill.accept(header);
             try
             {
                 Files.createLink(file, tmp);
@@ -203,6 +206,11 @@ public final class SharedAvFile
             {
                 built.unlock(CREATOR_LOCK_OFFSET);
                 built.close();
+            }
+            if (locks != null)
+            {
+                locks.unlock(CREATOR_LOCK_OFFSET);
+                locks.close();
             }
             try
             {
@@ -352,7 +360,9 @@ public final class SharedAvFile
         }
         try
         {
-            return Files.deleteIfExists(file);
+            final boolean removed = Files.deleteIfExists(file);
+            AvLockFile.delete(file); // after the AV: nobody finds an AV without its lock file
+            return removed;
         }
         catch (final IOException e)
         {

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.AvLockFile;
 import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SegmentFile;
@@ -37,11 +38,13 @@ public final class Region
     private final AuthKeyTable authKeys;
     private final Writer writer;
     private final AvFileChannel file;
+    /** This JVM's open lock file of a named AV ({@link AvLockFile}): writers' locks; null when it cannot be opened. */
+    private final AvFileChannel locks;
     private final boolean reader;
     private final boolean readOnly;
 
     private Region(final Memory memory, final AvLayout layout, final Liveness liveness, final AvFileChannel file,
-        final Role role)
+        final AvFileChannel locks, final Role role)
     {
         this.memory = memory;
         this.layout = layout;
@@ -49,6 +52,7 @@ public final class Region
         this.table = new SlotTable(memory, layout, liveness);
         this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = file;
+        this.locks = locks;
         this.writer = role == Role.WRITER ? table.attach() : null;
         this.reader = role == Role.READER && holdReaderLock(file);
         this.readOnly = role != Role.WRITER;
@@ -63,6 +67,7 @@ public final class Region
         this.table = new SlotTable(memory, layout, liveness);
         this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = was.file;
+        this.locks = was.locks;
         this.writer = was.writer; // one attacher entry, whatever the view: its state carries over
         this.reader = was.reader;
         this.readOnly = was.readOnly;
@@ -101,13 +106,30 @@ public final class Region
     /** A region of process memory used by this process alone (tests, jcstress), with one writer when {@code writable}. */
     Region(final Memory memory, final AvLayout layout, final boolean writable)
     {
-        this(memory, layout, Liveness.local(), null, writable ? Role.WRITER : Role.TOOL);
+        this(memory, layout, Liveness.local(), null, null, writable ? Role.WRITER : Role.TOOL);
     }
 
-    /** The region of a mapped AV file, used in {@code role}; {@link #detach} closes the file. */
+    /**
+     * The region of a mapped AV file, used in {@code role}; {@link #detach} closes the file. A writer
+     * opens the AV's lock file or fails (FI_EIO, FI_EACCES); a reader or tool opens it when it may, to
+     * tell live writers from dead ones, and otherwise takes every writer for alive.
+     */
     public static Region of(final SharedAvFile.Mapped file, final Role role)
     {
-        return new Region(file.memory(), file.layout(), Liveness.of(file.file(), file.layout()), file.file(), role);
+        final AvFileChannel locks;
+        try
+        {
+            locks = role == Role.WRITER
+                ? AvLockFile.openForWriter(file.file().path(), file.file().path().getFileName().toString(), file.memory())
+                : AvLockFile.openForProbe(file.file().path());
+        }
+        catch (final RuntimeException | Error e)
+        {
+            file.file().close();
+            throw e;
+        }
+        final Liveness liveness = locks == null ? Liveness.unknown() : Liveness.of(locks, file.layout());
+        return new Region(file.memory(), file.layout(), liveness, file.file(), locks, role);
     }
 
     /**
@@ -184,6 +206,7 @@ public final class Region
         this.table = new SlotTable(memory, layout, liveness);
         this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = null;
+        this.locks = null;
         this.reader = false;
         this.readOnly = false;
         this.writer = writer == null ? null : table.writerAt(writer.index());
@@ -242,7 +265,13 @@ public final class Region
         return file;
     }
 
-    /** Gives back this process's attacher entry or reader lock, and its use of the file. Once. */
+    /** This JVM's open lock file of a named AV, where writers take their locks; null for a private one. */
+    public AvFileChannel locks()
+    {
+        return locks;
+    }
+
+    /** Gives back this process's attacher entry or reader lock, and its use of the files. Once. */
     public void detach()
     {
         if (writer != null)
@@ -252,6 +281,10 @@ public final class Region
         if (reader)
         {
             file.unlock(READERS_LOCK_OFFSET);
+        }
+        if (locks != null)
+        {
+            locks.close();
         }
         if (file != null)
         {

@@ -17,7 +17,7 @@ import org.shmav.shm.SharedAvFile;
  * Growth of a named AV by one segment, so that its capacity doubles (shm-layout.md, GROWTH):
  *
  * <pre>
- *   1 lock      exclusive record lock on header byte 3096 (one grower; the kernel frees a dead one's)
+ *   1 lock      exclusive record lock on byte 3096 of the lock file (one grower; the kernel frees a dead one's)
  *   2 check     segmentCount (acquire) still n, as in the grower's view? else another process grew: follow
  *   3 reserve   cut the file to the end of segment n-1, write zeros to the end of segment n (tmpfs
  *               allocates every page now; a full file system is FI_ENOSPC here, the file cut back)
@@ -55,9 +55,10 @@ final class SegmentGrowth
             throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
         }
         final Writer w = view.writer();
+        final AvFileChannel locks = view.locks();
         w.releaseLeftLocks();
-        lock(file, w, call, name);
-        w.growthLock = file; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
+        lock(locks, w, call, name);
+        w.growthLock = locks; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
         try
         {
             final Region now = view.follow(call, name);
@@ -84,7 +85,7 @@ final class SegmentGrowth
         }
         finally
         {
-            file.unlock(GROWTH_LOCK_OFFSET);
+            locks.unlock(GROWTH_LOCK_OFFSET);
             w.growthLock = null;
         }
     }

@@ -107,7 +107,7 @@ class ShmLayoutDocTest
                 }
                 final String note = line.substring(4 + 8 + 2 + 16 * 3 + 1);
                 if (note.contains("pid") || note.contains("Millis") || note.contains("token") || note.contains("time") ||
-                    note.contains("attached"))
+                    note.contains("attached") || note.contains("lockFile"))
                 {
                     continue;
                 }

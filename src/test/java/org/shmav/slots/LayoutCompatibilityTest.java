@@ -25,8 +25,10 @@ import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
+import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.AvLockFile;
 import org.shmav.shm.Memory;
 
 /** A layout 1.1 process opens and uses a layout 1.0 file: four hash buckets per slot, no free-group marks. */
@@ -58,6 +60,10 @@ class LayoutCompatibilityTest
         {
             ch.write(ByteBuffer.allocate(1), layout.fileLength() - 1);
             final Memory m = new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
+            final AvFileChannel locks = AvLockFile.prepare(file, file, name,
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"), m);
+            locks.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
+            locks.close();
             Region.initialize(m, layout, 1L << 32, 0, 0);
             for (int word = 0; word < AvFileDescriptor.FREE_GROUPS / 64; word++)
             {
@@ -82,7 +88,7 @@ class LayoutCompatibilityTest
             // A 1.x process decides liveness by pid and start time: next to it, this one would be robbed.
             final FabricException e = assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").build()));
             assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
-            assertTrue(e.getMessage().contains("app=3.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
+            assertTrue(e.getMessage().contains("app=4.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
             assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").flags(Fi.READ).build()));
         }
     }

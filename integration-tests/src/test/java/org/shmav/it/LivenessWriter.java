@@ -92,6 +92,9 @@ public final class LivenessWriter
         return ip.length == 4 && ip[0] == 10 ? ip[1] & 0xFF : -1;
     }
 
+    /** Environment variable: "1" makes the writer's JVM open and close the AV file all the time ({@link #openAndCloseForever}). */
+    static final String FOREIGN_OPENS_ENV = "SHMAV_IT_FOREIGN_OPENS";
+
     private final int writer;
     private final long[] liveFi = new long[LIVE_TARGET];
     private final long[] liveSeq = new long[LIVE_TARGET];
@@ -117,6 +120,10 @@ public final class LivenessWriter
         final Path stop = args.length > 6 ? Path.of(args[6]) : null;
         final AvAttr attr = AvAttr.builder().type(AvType.TABLE).name(name).count(capacity).groupAccess(group).build();
         final LivenessWriter w = new LivenessWriter(writer);
+        if ("1".equals(System.getenv(FOREIGN_OPENS_ENV)))
+        {
+            openAndCloseForever(dir.resolve(name));
+        }
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build()))
         {
             final AddressVector keeper = domain.openAv(attr);
@@ -129,6 +136,47 @@ public final class LivenessWriter
                 keeper.close();
             }
         }
+    }
+
+    /**
+     * Code outside shmav in this JVM that keeps opening and closing the AV file, every 2 ms, the ways
+     * users do (RandomAccessFile, a read-write FileChannel, Files.size): each close drops every record
+     * lock this process holds on that file.
+     */
+    private static void openAndCloseForever(final Path file)
+    {
+        final Thread t = new Thread(() ->
+        {
+            while (true)
+            {
+                try
+                {
+                    if (!java.nio.file.Files.exists(file))
+                    {
+                        Thread.sleep(2); // RandomAccessFile "rw" would create it, as an empty non-AV
+                        continue;
+                    }
+                    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "rw"))
+                    {
+                        f.length();
+                    }
+                    java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
+                        java.nio.file.StandardOpenOption.WRITE).close();
+                    java.nio.file.Files.size(file);
+                    Thread.sleep(2);
+                }
+                catch (final java.io.IOException e)
+                {
+                    // not created yet, or removed: look again
+                }
+                catch (final InterruptedException e)
+                {
+                    return;
+                }
+            }
+        }, "foreign-opens");
+        t.setDaemon(true);
+        t.start();
     }
 
     private void run(final Domain domain, final AvAttr attr, final long millis, final Path stop) throws Exception

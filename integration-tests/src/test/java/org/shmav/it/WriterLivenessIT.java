@@ -70,6 +70,24 @@ class WriterLivenessIT
     }
 
     /**
+     * Writer 2's JVM opens and closes the AV file every 2 ms, as code outside shmav may (a monitoring
+     * thread, Files.size); writer 1 runs in its own pid namespace, and {@code gc --grace 0} runs while
+     * writer 2 is alone. Closing a descriptor drops every record lock the process holds on that file, so
+     * the writers' locks must live where nothing else opens (the lock file): else writer 1 recovers
+     * writer 2's claims and gc removes the AV under it.
+     */
+    @Test
+    void shouldKeepAWriterWhoseJvmOpensAndClosesTheAvFileAlive() throws Exception
+    {
+        assumeRoot("unshare --pid");
+        assumeWorks("unshare --pid is not supported here", "unshare", "--pid", "--fork", "--mount-proc", "true");
+        base = ShmDirs.create();
+        final String cp = System.getProperty("java.class.path");
+        runPair("foreign opens and closes of the AV file", List.of("unshare", "--pid", "--fork", "--mount-proc"),
+            List.of(), cp, false, true, Map.of(LivenessWriter.FOREIGN_OPENS_ENV, "1"));
+    }
+
+    /**
      * Writer 2 reads a boot time ({@code btime} in /proc/stat) one day later than writer 1, as every
      * process that reads it after the wall clock was stepped by a day does (the kernel moves btime with
      * the clock; start times since boot stay): its /proc/stat is a copy with btime shifted, bind-mounted
@@ -128,12 +146,19 @@ class WriterLivenessIT
     private void runPair(final String view, final List<String> prefix1, final List<String> prefix2, final String cp,
         final boolean group, final boolean gc) throws Exception
     {
+        runPair(view, prefix1, prefix2, cp, group, gc, Map.of());
+    }
+
+    /** {@link #runPair(String, List, List, String, boolean, boolean)}, writer 2 with {@code env2} in its environment too. */
+    private void runPair(final String view, final List<String> prefix1, final List<String> prefix2, final String cp,
+        final boolean group, final boolean gc, final Map<String, String> env2) throws Exception
+    {
         final Path avs = group ? base.resolve("avs") : base;
         final Path out = Files.createDirectories(base.resolve("out"));
         final long start = System.nanoTime();
         final Path stop = base.resolve("stop");
-        try (ChildJvm w1 = writer(prefix1, cp, avs, out, 1, RUN_MILLIS, group, List.of());
-             ChildJvm w2 = writer(prefix2, cp, avs, out, 2, RUN_MILLIS, group, List.of(stop.toString())))
+        try (ChildJvm w1 = writer(prefix1, cp, avs, out, 1, RUN_MILLIS, group, List.of(), Map.of());
+             ChildJvm w2 = writer(prefix2, cp, avs, out, 2, RUN_MILLIS, group, List.of(stop.toString()), env2))
         {
             awaitStarted(w1);
             awaitStarted(w2);
@@ -160,12 +185,14 @@ class WriterLivenessIT
     }
 
     private static ChildJvm writer(final List<String> prefix, final String cp, final Path avs, final Path out, final int id,
-        final long millis, final boolean group, final List<String> stop) throws IOException
+        final long millis, final boolean group, final List<String> stop, final Map<String, String> extraEnv) throws IOException
     {
+        final Map<String, String> env = new java.util.HashMap<>(extraEnv);
+        env.put("HOME", "/");
         final List<String> args = new java.util.ArrayList<>(List.of(avs.toString(), NAME, Long.toString(CAPACITY),
             Integer.toString(id), Long.toString(millis), Boolean.toString(group)));
         args.addAll(stop);
-        return ChildJvm.start(prefix, cp, Map.of("HOME", "/"), LivenessWriter.class, out, args.toArray(String[]::new));
+        return ChildJvm.start(prefix, cp, env, LivenessWriter.class, out, args.toArray(String[]::new));
     }
 
     private static void awaitStarted(final ChildJvm w) throws InterruptedException

@@ -1,0 +1,392 @@
+package org.shmav.shm;
+
+import java.io.IOException;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.Set;
+
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+
+/**
+ * The lock file of a named AV, {@code .shmav-lock.<name>} beside it: where writers hold every record
+ * lock they share (attacher liveness, auth-key inserts, growth), at the same offsets the layout gives
+ * those bytes. Nothing is ever written into it; it stays empty.
+ *
+ * <p>Why a file of its own: a record lock is open to anyone who can open the file, and a shared lock
+ * needs only read access. On the AV file itself, a user allowed to read the AV could take shared locks
+ * on the writers' bytes and stop them, or keep a dead writer looking alive. The lock file grants access
+ * only to those who may write the AV (for each of owner, group and others: read and write when the AV
+ * grants write, nothing otherwise). And only shmav opens it, so code that opens and closes the AV file
+ * in a writer's JVM (which drops every record lock the process holds on that file) leaves the locks
+ * alone.
+ *
+ * <p>The creator of an AV makes the lock file before it publishes the AV and records its identity
+ * (inode and device) in the AV's header; a writer opens it only when it is a regular file reached
+ * without a link, owned by the AV's owner and group, moded as above and the one the header names, so
+ * that every writer locks the same inode. Removed after its AV ({@code shmav rm}, {@code gc}).
+ * Stateless.
+ */
+public final class AvLockFile
+{
+    /** Prefix of the file's name; AV names cannot start with '.', so it never clashes with an AV. */
+    public static final String PREFIX = ".shmav-lock.";
+
+    private AvLockFile()
+    {
+    }
+
+    /** The lock file of the AV file {@code avFile}. */
+    public static Path of(final Path avFile)
+    {
+        return avFile.resolveSibling(PREFIX + avFile.getFileName());
+    }
+
+    /** The AV a lock file is about, or null when {@code fileName} is not a lock file's name. */
+    public static String avNameOf(final String fileName)
+    {
+        return fileName.startsWith(PREFIX) && fileName.length() > PREFIX.length() ? fileName.substring(PREFIX.length()) : null;
+    }
+
+    /** The lock file's mode for an AV of mode {@code avMode}: read and write for each class that may write the AV. */
+    static int modeFor(final int avMode)
+    {
+        int mode = 0;
+        for (int shift = 0; shift <= 6; shift += 3)
+        {
+            if ((avMode & (02 << shift)) != 0)
+            {
+                mode |= 06 << shift;
+            }
+        }
+        return mode;
+    }
+
+    /**
+     * For the creator of AV file {@code avFile} (not yet published) of mode {@code avMode}: makes its lock
+     * file, or adopts one left by an AV of that name that is gone (when it is this user's, and moded
+     * right, or can be made so), and writes its identity into the header {@code m}. Returns this JVM's
+     * open lock file holding a shared lock of the creator's byte: unlock and close it once the AV is
+     * published.
+     */
+    public static AvFileChannel prepare(final Path avFile, final Path built, final String name,
+        final Set<PosixFilePermission> avMode, final Memory m)
+    {
+        final Path lock = of(avFile);
+        final int mode = modeFor(toBits(avMode));
+        try
+        {
+            for (int attempt = 0; ; attempt++)
+            {
+                Map<String, Object> a = create(lock, mode);
+                final Map<String, Object> mine = Files.readAttributes(built, "unix:uid,gid", LinkOption.NOFOLLOW_LINKS);
+                final boolean racingGroupCreator = (mode & 060) == 060 && a.get("gid").equals(mine.get("gid")) &&
+                    ((Integer)a.get("mode") & 0777) == mode;
+                if (!racingGroupCreator && (!a.get("uid").equals(mine.get("uid")) || !a.get("gid").equals(mine.get("gid"))))
+                {
+                    // Another user's, left by an AV of this name that is gone, or planted: ours must be new.
+                    try
+                    {
+                        Files.delete(lock);
+                    }
+                    catch (final IOException e)
+                    {
+                        throw new FabricException("fi_av_open", FiErrno.EACCES, "cannot create named AV '" + name +
+                            "': its lock file " + lock + " exists, belongs to uid=" + a.get("uid") + " gid=" + a.get("gid") +
+                            ", and cannot be removed by this user (" + e.getMessage() + "): have its owner remove it", e);
+                    }
+                    a = create(lock, mode);
+                }
+                checkShape(lock, name, a);
+                final AvFileChannel ch = AvFileChannel.open(lock, true);
+                // A shared hold of the creator's byte (creators racing for the name may all hold it) until
+                // the AV is published keeps gc from removing the file as an orphan; gc holds every byte
+                // for a moment while it checks, so try for a while.
+                final long deadline = System.nanoTime() + 1_000_000_000L;
+                while (!ch.holdShared(AvFileDescriptor.CREATOR_LOCK_OFFSET))
+                {
+                    if (System.nanoTime() - deadline > 0)
+                    {
+                        ch.close();
+                        throw new FabricException("fi_av_open", FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
+                            name + "' stayed locked by another process for 1 s while this one created the AV: try again");
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                }
+                final Map<String, Object> now = attributes(lock);
+                if (now.get("ino").equals(a.get("ino")) && now.get("dev").equals(a.get("dev")))
+                {
+                    m.putLong(AvFileDescriptor.LOCK_FILE_INODE_OFFSET, ((Number)a.get("ino")).longValue());
+                    m.putLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET, ((Number)a.get("dev")).longValue());
+                    return ch;
+                }
+                ch.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
+                ch.close(); // removed by gc meanwhile, as an orphan: make it again
+                if (attempt == 3)
+                {
+                    throw broken(name, lock, "it keeps being removed while the AV is created");
+                }
+            }
+        }
+        catch (final NoSuchFileException e)
+        {
+            throw broken(name, lock, "it was removed while the AV was created");
+        }
+        catch (final IOException e)
+        {
+            throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
+        }
+    }
+
+    /** Creates the lock file unless it exists (left by an AV of this name that is gone, or a racing creator's); its attributes. */
+    private static Map<String, Object> create(final Path lock, final int mode) throws IOException
+    {
+        try
+        {
+            Files.newByteChannel(lock, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(fromBits(mode))).close();
+            Files.setPosixFilePermissions(lock, fromBits(mode)); // the umask may have dropped bits
+        }
+        catch (final FileAlreadyExistsException e)
+        {
+            // checked by the caller
+        }
+        return attributes(lock);
+    }
+
+    /**
+     * For a writer of AV file {@code avFile} whose header is {@code m}: opens (or joins this JVM's open
+     * file of) its lock file, after checking it is the one the header names, a regular file owned by the
+     * AV's owner and group, and moded for the AV's writers only. Close it when done.
+     */
+    public static AvFileChannel openForWriter(final Path avFile, final String name, final Memory m)
+    {
+        final Path lock = of(avFile);
+        try
+        {
+            final Map<String, Object> av = Files.readAttributes(avFile, "unix:uid,gid,mode", LinkOption.NOFOLLOW_LINKS);
+            final Map<String, Object> a;
+            try
+            {
+                a = attributes(lock);
+            }
+            catch (final NoSuchFileException e)
+            {
+                throw broken(name, lock, "it is missing (removed by hand?)");
+            }
+            checkShape(lock, name, a);
+            if (((Number)a.get("ino")).longValue() != m.getLong(AvFileDescriptor.LOCK_FILE_INODE_OFFSET) ||
+                ((Number)a.get("dev")).longValue() != m.getLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET))
+            {
+                throw broken(name, lock, "it is not the lock file the AV was created with (replaced by hand?)");
+            }
+            final int avMode = (Integer)av.get("mode") & 0777;
+            final Map<String, Object> fixed = ownersFix(lock, a, av, modeFor(avMode));
+            // The AV's owner's, or (an AV its group may write) a group writer's file of the AV's group.
+            final boolean owners = fixed.get("uid").equals(av.get("uid"));
+            final boolean groups = (avMode & 020) != 0 && fixed.get("gid").equals(av.get("gid"));
+            if (!owners && !groups || (avMode & 020) != 0 && !fixed.get("gid").equals(av.get("gid")))
+            {
+                throw new FabricException("fi_av_open", FiErrno.EACCES, String.format("the lock file %s of named AV " +
+                    "'%s' belongs to uid=%s gid=%s, the AV to uid=%s gid=%s: a writer locks only a file the AV's owner " +
+                    "(or, for a group AV, its group) controls. Remove the AV (as its owner) and create it again", lock,
+                    name, fixed.get("uid"), fixed.get("gid"), av.get("uid"), av.get("gid")));
+            }
+            checkMode(lock, name, (Integer)fixed.get("mode") & 0777, modeFor(avMode));
+            return AvFileChannel.open(lock, true);
+        }
+        catch (final AccessDeniedException e)
+        {
+            throw new FabricException("fi_av_open", FiErrno.EACCES, "no permission to open the lock file " + lock +
+                " of named AV '" + name + "': only users who may write the AV may open it", e);
+        }
+        catch (final IOException e)
+        {
+            throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
+        }
+    }
+
+    /**
+     * For a tool or reader of AV file {@code avFile}: its lock file opened read-only, to tell live writers
+     * from dead ones; null when this user may not open it (then nobody's death can be told).
+     */
+    public static AvFileChannel openForProbe(final Path avFile)
+    {
+        final Path lock = of(avFile);
+        try
+        {
+            checkShape(lock, "", attributes(lock));
+            return AvFileChannel.open(lock, false);
+        }
+        catch (final IOException | FabricException e)
+        {
+            return null;
+        }
+    }
+
+    /** Removes the lock file of {@code avFile}, after its AV is gone; a file merely named so is left unless regular. */
+    public static void delete(final Path avFile) throws IOException
+    {
+        final Path lock = of(avFile);
+        if (Files.isRegularFile(lock, LinkOption.NOFOLLOW_LINKS))
+        {
+            Files.deleteIfExists(lock);
+        }
+    }
+
+    /**
+     * For {@code shmav gc}: removes the lock file {@code lock} when its AV {@code avFile} is gone and no
+     * process holds a lock in it (a writer of that AV, still running after the AV was removed under it,
+     * or a creator making the AV anew). It holds an exclusive lock on every byte, through this JVM's
+     * open file of it, while it checks that the AV is still absent and removes the file: a creator holds
+     * its byte until its AV is published. With {@code dryRun}, only tells.
+     *
+     * @return true when it was (or would be) removed
+     */
+    public static boolean deleteIfUnused(final Path lock, final Path avFile, final boolean dryRun) throws IOException
+    {
+        final AvFileChannel ch;
+        try
+        {
+            ch = AvFileChannel.open(lock, true);
+        }
+        catch (final NoSuchFileException e)
+        {
+            return false;
+        }
+        try
+        {
+            final FileLock all;
+            try
+            {
+                all = ch.channelFor(true).tryLock(0, Long.MAX_VALUE, false);
+            }
+            catch (final OverlappingFileLockException e)
+            {
+                return false; // this JVM holds a lock in it
+            }
+            if (all == null)
+            {
+                return false;
+            }
+            try
+            {
+                if (Files.exists(avFile, LinkOption.NOFOLLOW_LINKS))
+                {
+                    return false; // published meanwhile: the lock file is its
+                }
+                if (!dryRun)
+                {
+                    Files.deleteIfExists(lock);
+                }
+                return true;
+            }
+            finally
+            {
+                all.release();
+            }
+        }
+        finally
+        {
+            ch.close();
+        }
+    }
+
+    /**
+     * When this user owns the lock file, makes its group the AV's and its mode the one for the AV's mode
+     * (the owner may have run chgrp or chmod on the AV since it was created); its attributes now.
+     */
+    private static Map<String, Object> ownersFix(final Path lock, final Map<String, Object> a, final Map<String, Object> av,
+        final int expected) throws IOException
+    {
+        final FileOwnership.Identity me = FileOwnership.Identity.SELF;
+        if (me == null || !a.get("uid").equals(me.uid()))
+        {
+            return a;
+        }
+        try
+        {
+            if (!a.get("gid").equals(av.get("gid")))
+            {
+                Files.setAttribute(lock, "unix:gid", av.get("gid"), LinkOption.NOFOLLOW_LINKS);
+            }
+            if (((Integer)a.get("mode") & 0777) != expected)
+            {
+                Files.setPosixFilePermissions(lock, fromBits(expected));
+            }
+        }
+        catch (final IOException e)
+        {
+            return a; // not allowed (a group this user is not in): the checks that follow say what is wrong
+        }
+        return attributes(lock);
+    }
+
+    /** Its mode must grant nothing the AV's writers do not have. */
+    private static void checkMode(final Path lock, final String name, final int mode, final int expected)
+    {
+        if ((mode & ~expected) != 0 || mode == 0)
+        {
+            throw new FabricException("fi_av_open", FiErrno.EACCES, String.format("the lock file %s of named AV '%s' " +
+                "has mode %04o, but only the AV's writers may use it (mode %04o for this AV's mode): its owner fixes " +
+                "that by opening the AV for writing, or with chmod %o %s", lock, name, mode, expected, expected, lock));
+        }
+    }
+
+    private static void checkShape(final Path lock, final String name, final Map<String, Object> a)
+    {
+        if (Files.isSymbolicLink(lock) || !Files.isRegularFile(lock, LinkOption.NOFOLLOW_LINKS))
+        {
+            throw broken(name, lock, "it is not a regular file");
+        }
+        if (((Number)a.get("nlink")).intValue() != 1)
+        {
+            throw broken(name, lock, "it has other names (hard links)");
+        }
+    }
+
+    private static Map<String, Object> attributes(final Path lock) throws IOException
+    {
+        return Files.readAttributes(lock, "unix:uid,gid,mode,ino,dev,nlink", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static FabricException broken(final String name, final Path lock, final String why)
+    {
+        return new FabricException("fi_av_open", FiErrno.EIO, "the lock file " + lock + " of named AV '" + name + "' " +
+            "cannot be used: " + why + ". Writers in different processes must lock one file, so none writes; " +
+            "readers still read. Remove the AV with 'shmav rm " + name + "' and create it again");
+    }
+
+    private static int toBits(final Set<PosixFilePermission> p)
+    {
+        int bits = 0;
+        for (final PosixFilePermission x : p)
+        {
+            bits |= 0400 >> x.ordinal();
+        }
+        return bits;
+    }
+
+    private static Set<PosixFilePermission> fromBits(final int bits)
+    {
+        final Set<PosixFilePermission> p = java.util.EnumSet.noneOf(PosixFilePermission.class);
+        for (final PosixFilePermission x : PosixFilePermission.values())
+        {
+            if ((bits & (0400 >> x.ordinal())) != 0)
+            {
+                p.add(x);
+            }
+        }
+        return p;
+    }
+}
