@@ -301,13 +301,15 @@ class CReaderIT
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
             new Corruption("layout 2.0 (an older shmav)", putInt(8, 2 << 16),
-                "layout version 2.0 is not supported: app=3.0 file=2.0 (written by an older shmav"),
+                "layout version 2.0 is not supported: app=4.0 file=2.0 (written by an older shmav"),
             new Corruption("layout 1.1 (an older shmav)", putInt(8, 1 << 16 | 1),
-                "layout version 1.1 is not supported: app=3.0 file=1.1 (written by an older shmav"),
-            new Corruption("major version 4 (a newer shmav)", putInt(8, 4 << 16),
-                "layout version 4.0 is not supported: app=3.0 file=4.0 (written by a newer shmav"),
+                "layout version 1.1 is not supported: app=4.0 file=1.1 (written by an older shmav"),
+            new Corruption("layout 3.0 (an older shmav)", putInt(8, 3 << 16),
+                "layout version 3.0 is not supported: app=4.0 file=3.0 (written by an older shmav"),
+            new Corruption("major version 5 (a newer shmav)", putInt(8, 5 << 16),
+                "layout version 5.0 is not supported: app=4.0 file=5.0 (written by a newer shmav"),
             new Corruption("major version 0, minor 1", putInt(8, 1),
-                "layout version 0.1 is not supported: app=3.0 file=0.1"),
+                "layout version 0.1 is not supported: app=4.0 file=0.1"),
             new Corruption("headerLength", putInt(12, 8192), "corrupt header: headerLength=8192"),
             new Corruption("addrFormat FI_ADDR_PSMX", putInt(16, 5), "corrupt header: addrFormat=5"),
             new Corruption("addrFormat FI_SOCKADDR_IN6", putInt(16, 3), "corrupt header: addrLen=16"),
@@ -361,10 +363,10 @@ class CReaderIT
         assertEquals(2, missing.code, missing::toString);
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
-        // Accepted by both: a later minor version of layout 3 (AvLayout.read accepts any 3.x), and a file longer
+        // Accepted by both: a later minor version of layout 4 (AvLayout.read accepts any 4.x), and a file longer
         // than its published segments (the reservation of a grower that died before publishing).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 3 << 16 | 7);
+        minor.putInt(8, 4 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
         Files.write(dir.path().resolve("extended"), Arrays.copyOf(good, good.length + 3 * 4096));

@@ -68,7 +68,7 @@ class FrozenPeerIT
                 gates.toString()))
             {
                 awaitLine(grower, "ready");
-                final AvFileChannel file = view.file();
+                final AvFileChannel file = view.locks(); // the growth lock is in the lock file
                 int next = 0;
                 boolean caught = false;
                 for (int k = 1; k <= ATTEMPTS && !caught; k++)

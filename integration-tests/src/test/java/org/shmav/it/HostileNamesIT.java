@@ -120,7 +120,9 @@ class HostileNamesIT
             assertTrue(Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS), printable(e.getKey()) + " -> " + file);
             try (Stream<Path> files = Files.list(avDir))
             {
-                assertEquals(List.of(file), files.toList(), "only the AV's file, no temporary file left");
+                assertEquals(List.of(file, file.resolveSibling(".shmav-lock." + e.getValue())),
+                    files.sorted(java.util.Comparator.comparing((Path p) -> p.getFileName().toString().startsWith(".")))
+                        .toList(), "only the AV's file and its lock file, no temporary file left");
             }
             try (AddressVector av = domain.openAv(AvAttr.builder().name(e.getKey()).flags(Fi.READ).build()))
             {

@@ -112,7 +112,8 @@ class LauncherCleanupIT
             final List<ProcessHandle> all = ProcessHandle.of(job.pid()).orElseThrow().descendants().toList();
             job.kill(); // SIGKILL to the launcher and every rank: no shutdown hook runs
             awaitGone(all); // the ranks are not this JVM's children: they die on their own time
-            assertEquals(List.of(".shmav-job." + av, av), dir.names(), "the AV and its job file stay");
+            assertEquals(List.of(".shmav-job." + av, ".shmav-lock." + av, av), dir.names(),
+                "the AV, its job file and its lock file stay");
             final String report = gc(dir);
             assertTrue(report.contains("removed   " + av + ": no live process has it open") &&
                 report.contains("is over") && report.contains("removed   .shmav-job." + av), report);
