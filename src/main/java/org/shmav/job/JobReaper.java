@@ -28,6 +28,8 @@ import org.shmav.shm.SharedAvFile;
  */
 public final class JobReaper
 {
+    /** Environment variable: {@code 0} starts no cleanup process (a killed job's files are then left to {@code shmav gc}). */
+    public static final String ENABLED_ENV = "SHMAV_REAPER";
     /** How long after the job's last process left the reaper lets that process remove the files itself. */
     static final long SETTLE_MILLIS = 200;
 
@@ -44,6 +46,10 @@ public final class JobReaper
      */
     public static Optional<Process> start(final Path directory, final String avName, final JobRecord job)
     {
+        if ("0".equals(System.getenv(ENABLED_ENV)))
+        {
+            return Optional.empty();
+        }
         final Optional<Path> setsid = onPath("setsid");
         if (setsid.isEmpty())
         {

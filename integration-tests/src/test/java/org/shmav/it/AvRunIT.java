@@ -113,7 +113,7 @@ class AvRunIT
             assertTrue(avrun.stderr().contains("scripts/shmav rm kept --dir " + dir.path()), "hints keep --dir: " +
                 avrun.stderr());
         }
-        assertEquals(List.of("kept"), dir.names());
+        assertEquals(List.of(".shmav-lock.kept", "kept"), dir.names());
         assertEquals(2, ToolAccess.openReadOnly(dir.path().resolve("kept")).layout().capacity());
         try (ChildJvm again = avrun(List.of("-n", "2", "--name", "kept", "--", "true")))
         {

@@ -12,6 +12,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.shmav.cli.ShmavCli;
+import org.shmav.job.JobReaper;
 
 /**
  * The life of a node's AV when the ranks create it themselves (no avrun), with real processes: the
@@ -39,16 +40,36 @@ class ForeignLauncherJobIT
         }
     }
 
+    /** Ranks that exit without closing: the job's cleanup process removes its AV, lock file and job file. */
+    @Test
+    void shouldHaveADeadJobsFilesRemovedByItsCleanupProcess() throws Exception
+    {
+        try (TestDir dir = TestDir.inShm("foreign-it-"); TestDir logs = TestDir.inTmp("foreign-it-logs-"))
+        {
+            runJob(dir, logs, "die", "73", true);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!dir.names().isEmpty() && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(), dir.names(), "the cleanup process removes what no rank did");
+        }
+    }
+
+    /** The same without a cleanup process ({@code SHMAV_REAPER=0}): shmav gc removes it all. */
     @Test
     void shouldLeaveADeadJobsAvToShmavGc() throws Exception
     {
         try (TestDir dir = TestDir.inShm("foreign-it-"); TestDir logs = TestDir.inTmp("foreign-it-logs-"))
         {
             runJob(dir, logs, "die", "72");
-            assertEquals(List.of(".shmav-job.slurm-72.0", "slurm-72.0"), dir.names(), "nobody closed: the AV stays");
+            assertEquals(List.of(".shmav-job.slurm-72.0", ".shmav-lock.slurm-72.0", "slurm-72.0"), dir.names(),
+                "nobody closed: the AV stays, with its job file and lock file");
             final String ls = shmav(dir, "ls", "--all");
-            assertTrue(ls.contains(".shmav-job.slurm-72.0  job file of AV 'slurm-72.0': job '72.0' (Slurm srun), " +
-                "0 of 3 processes running"), ls);
+            assertTrue(java.util.regex.Pattern.compile("\\.shmav-job\\.slurm-72\\.0 +job file of AV 'slurm-72\\.0': " +
+                "job '72\\.0' \\(Slurm srun\\), 0 of 3 processes running").matcher(ls).find(), ls);
+            assertTrue(java.util.regex.Pattern.compile("\\.shmav-lock\\.slurm-72\\.0 +lock file of AV 'slurm-72\\.0'\n")
+                .matcher(ls).find(), ls);
             final String gc = shmav(dir, "gc");
             assertTrue(gc.contains("removed   slurm-72.0: no live process has it open (3 dead attachers), and its job " +
                 "'72.0' (Slurm srun) is over: all 3 of its processes that joined are gone"), gc);
@@ -72,6 +93,13 @@ class ForeignLauncherJobIT
     /** Three ranks of Slurm job JOB step 0 on one node, in {@code mode}; their output. */
     private static String runJob(final TestDir dir, final TestDir logs, final String mode, final String job) throws Exception
     {
+        return runJob(dir, logs, mode, job, false);
+    }
+
+    /** Three ranks of a Slurm job step on one node, with the job's cleanup process when {@code reaper}; their output. */
+    private static String runJob(final TestDir dir, final TestDir logs, final String mode, final String job,
+        final boolean reaper) throws Exception
+    {
         final List<ChildJvm> ranks = new ArrayList<>();
         try
         {
@@ -79,8 +107,8 @@ class ForeignLauncherJobIT
             {
                 ranks.add(ChildJvm.start(List.of(), System.getProperty("java.class.path"), Map.of("SHMAV_DIR",
                     dir.path().toString(), "SLURM_PROCID", Integer.toString(r), "SLURM_NTASKS", "3", "SLURM_LOCALID",
-                    Integer.toString(r), "SLURM_JOB_ID", job, "SLURM_STEP_ID", "0", "SLURM_STEP_NUM_NODES", "1"),
-                    NodeRankProbe.class, logs.path(), mode));
+                    Integer.toString(r), "SLURM_JOB_ID", job, "SLURM_STEP_ID", "0", "SLURM_STEP_NUM_NODES", "1",
+                    JobReaper.ENABLED_ENV, reaper ? "1" : "0"), NodeRankProbe.class, logs.path(), mode));
             }
             final StringBuilder out = new StringBuilder();
             for (final ChildJvm rank : ranks)

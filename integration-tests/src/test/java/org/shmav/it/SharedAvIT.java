@@ -295,8 +295,8 @@ class SharedAvIT
         }
         try (var files = Files.list(dir))
         {
-            assertEquals(List.of("race"), files.map(p -> p.getFileName().toString()).toList(),
-                "one file, no temporary files left behind");
+            assertEquals(List.of(".shmav-lock.race", "race"), files.map(p -> p.getFileName().toString()).sorted().toList(),
+                "one AV and its lock file, no temporary files left behind");
         }
         assertFalse(fiAddrs.contains("FIADDR -1"));
     }

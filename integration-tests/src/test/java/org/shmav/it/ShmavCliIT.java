@@ -171,7 +171,7 @@ class ShmavCliIT
             final Result refused = shmav("rm", "busy");
             assertEquals(7, refused.code(), refused.err());
             assertTrue(refused.err().contains("open in live process(es) " + ProcessHandle.current().pid()), refused.err());
-            assertEquals(List.of("busy"), dir.names());
+            assertEquals(List.of(".shmav-lock.busy", "busy"), dir.names());
             assertEquals(0, shmav("rm", "busy", "--force").code());
             assertEquals(List.of(), dir.names());
         }
@@ -202,7 +202,7 @@ class ShmavCliIT
             assertTrue(gc.out().contains("removed   stale: no live process has it open (1 dead attacher)"), gc.out());
             assertTrue(gc.out().contains("repaired  shared: 1 dead attacher, 0 abandoned slots"), gc.out());
             assertTrue(gc.out().contains("gc: 1 AV removed, 1 repaired, 0 kept"), gc.out());
-            assertEquals(List.of("shared"), dir.names());
+            assertEquals(List.of(".shmav-lock.shared", "shared"), dir.names());
             assertTrue(shmav("show", "shared").out().contains("attachers: 1 live, 0 dead"));
             assertEquals(1, shared.count(), "the dead writer's entry stays: it was published");
             shared.insert(Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", 7101)), 1, null, 0, null);
