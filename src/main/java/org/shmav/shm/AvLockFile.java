@@ -74,8 +74,8 @@ public final class AvLockFile
 
     /**
      * For the creator of AV file {@code avFile} (not yet published) of mode {@code avMode}: makes its lock
-     * file, or adopts one left by an AV of that name that is gone (when it is this user's, and moded
-     * right, or can be made so), and writes its identity into the header {@code m}. Returns this JVM's
+     * file anew (removing a stale one), or joins the one a racing creator made, and writes its identity
+     * into the header {@code m}. Returns this JVM's
      * open lock file holding a shared lock of the creator's byte: unlock and close it once the AV is
      * published.
      */
@@ -88,24 +88,29 @@ public final class AvLockFile
         {
             for (int attempt = 0; ; attempt++)
             {
-                Map<String, Object> a = create(lock, mode);
-                final Map<String, Object> mine = Files.readAttributes(built, "unix:uid,gid", LinkOption.NOFOLLOW_LINKS);
-                final boolean racingGroupCreator = (mode & 060) == 060 && a.get("gid").equals(mine.get("gid")) &&
-                    ((Integer)a.get("mode") & 0777) == mode;
-                if (!racingGroupCreator && (!a.get("uid").equals(mine.get("uid")) || !a.get("gid").equals(mine.get("gid"))))
+                // A lock file nobody uses and whose AV is gone is stale: a fresh one leaves no descriptor of
+                // its past (opened while its mode was wider, say) able to lock. One in use is a racing
+                // creator's, or the AV's, published meanwhile: it is the one to use.
+                if (Files.exists(lock, LinkOption.NOFOLLOW_LINKS))
                 {
-                    // Another user's, left by an AV of this name that is gone, or planted: ours must be new.
                     try
                     {
-                        Files.delete(lock);
+                        deleteIfUnused(lock, avFile, false);
                     }
                     catch (final IOException e)
                     {
-                        throw new FabricException("fi_av_open", FiErrno.EACCES, "cannot create named AV '" + name +
-                            "': its lock file " + lock + " exists, belongs to uid=" + a.get("uid") + " gid=" + a.get("gid") +
-                            ", and cannot be removed by this user (" + e.getMessage() + "): have its owner remove it", e);
+                        // another user's (a racing group creator's, in a sticky directory): judged below
                     }
-                    a = create(lock, mode);
+                }
+                final Map<String, Object> a = create(lock, mode);
+                final Map<String, Object> mine = Files.readAttributes(built, "unix:uid,gid", LinkOption.NOFOLLOW_LINKS);
+                final boolean groupCreator = (mode & 060) == 060 && a.get("gid").equals(mine.get("gid")) &&
+                    ((Integer)a.get("mode") & 0777) == mode;
+                if (!groupCreator && (!a.get("uid").equals(mine.get("uid")) || !a.get("gid").equals(mine.get("gid"))))
+                {
+                    throw new FabricException("fi_av_open", FiErrno.EACCES, "cannot create named AV '" + name + "': its " +
+                        "lock file " + lock + " exists, belongs to uid=" + a.get("uid") + " gid=" + a.get("gid") +
+                        " and is in use: have its owner remove it ('shmav gc' removes it once unused)");
                 }
                 checkShape(lock, name, a);
                 final AvFileChannel ch = AvFileChannel.open(lock, true);
