@@ -140,8 +140,8 @@ public final class LivenessWriter
 
     /**
      * Code outside shmav in this JVM that keeps opening and closing the AV file, every 2 ms, the ways
-     * users do (RandomAccessFile, a read-write FileChannel, Files.size): each close drops every record
-     * lock this process holds on that file.
+     * users do (RandomAccessFile, a read-write FileChannel, Files.size), and a second, read-only handle:
+     * each close of a descriptor drops every record lock this process holds on that file.
      */
     private static void openAndCloseForever(final Path file)
     {
@@ -163,6 +163,14 @@ public final class LivenessWriter
                     java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
                         java.nio.file.StandardOpenOption.WRITE).close();
                     java.nio.file.Files.size(file);
+                    // and a second handle of the library's, read-only, opened and closed
+                    try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
+                        .shmDirectory(file.getParent()).build());
+                         AddressVector second = d.openAv(AvAttr.builder().name(file.getFileName().toString())
+                             .flags(org.shmav.Fi.READ).build()))
+                    {
+                        second.count();
+                    }
                     Thread.sleep(2);
                 }
                 catch (final java.io.IOException e)
