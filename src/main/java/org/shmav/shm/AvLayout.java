@@ -13,11 +13,12 @@ import org.shmav.FiErrno;
  * layout with one segment more, and the processes that follow it map the file again.
  *
  * <p>Segments (shm-layout.md, GROWTH). Segment 0 holds slots [0, c0), c0 being the count at creation.
- * With G the smallest power of two not below c0, segment 1 holds [c0, 2G) and segment k &gt;= 2 holds
- * [G 2^(k-1), G 2^k): the capacity doubles with each growth and an index past c0 finds its segment
- * with one shift and a leading-zero count. Each segment is its slots, its map_addr array and a hash
- * sized for the capacity it brings the AV to, appended at the end of the file. The hash in use is the
- * last segment's.
+ * With G the smallest power of two not below c0 and M the maximum capacity, segment k &gt;= 1 holds
+ * [end(k-1), end(k)) with end(k) = min(G 2^k, M): the capacity doubles with each growth until the last
+ * segment, which stops at M exactly, and an index past c0 finds its segment with one shift and a
+ * leading-zero count (the last segment is the doubling one cut short, so the rule holds for it too).
+ * Each segment is its slots, its map_addr array and a hash sized for the capacity it brings the AV to,
+ * appended at the end of the file. The hash in use is the last segment's.
  */
 public final class AvLayout
 {
@@ -146,10 +147,10 @@ public final class AvLayout
             attachersCapacity, authKeySize, authKeysCapacity, hashBucketsFor(firstCapacity), segments);
     }
 
-    /** True when one more segment fits within {@code maxCapacity} and the segment table. */
+    /** True while the capacity is below {@code maxCapacity}: one more segment brings it closer, or to it. */
     public boolean canGrow()
     {
-        return segments < MAX_SEGMENTS && segmentEnd(segments) <= maxCapacity;
+        return segments < MAX_SEGMENTS && capacity < maxCapacity;
     }
 
     /** The layout with one segment more; see {@link #canGrow}. */
@@ -163,16 +164,19 @@ public final class AvLayout
             authKeysCapacity, hashBucketsFor(firstCapacity), segments + 1);
     }
 
-    /** Index of segment {@code k}'s first slot. */
+    /** Index of segment {@code k}'s first slot: where the previous segment ends. */
     public long segmentFirst(final int k)
     {
-        return k == 0 ? 0 : k == 1 ? firstCapacity : 1L << (log2G + k - 1);
+        return k == 0 ? 0 : segmentEnd(k - 1);
     }
 
-    /** One past segment {@code k}'s last slot: the AV's capacity once it has {@code k + 1} segments. */
+    /**
+     * One past segment {@code k}'s last slot: the AV's capacity once it has {@code k + 1} segments. A
+     * doubling, G 2^k, except for the last segment, which ends at {@code maxCapacity} exactly.
+     */
     public long segmentEnd(final int k)
     {
-        return k == 0 ? firstCapacity : 1L << (log2G + k);
+        return k == 0 ? firstCapacity : Math.min(1L << (log2G + k), maxCapacity);
     }
 
     /** The segment holding slot {@code index}, at least {@link #firstCapacity()}: one shift, one leading-zero count. */
@@ -284,10 +288,11 @@ public final class AvLayout
         // field by field: every offset is then known to be in bounds.
         final AvLayout one = new AvLayout(format, type, capacity, max, attachersCapacity, authKeySize, authKeysCapacity,
             buckets, 1);
-        check(segments == 1 || one.segmentEnd(segments - 1) <= max, "segmentCount", segments);
+        // A segment exists only if the one before it ended below maxCapacity (growth stops there).
+        check(segments == 1 || one.segmentEnd(segments - 2) < max, "segmentCount", segments);
         final AvLayout expected = segments == 1 ? one : new AvLayout(format, type, capacity, max, attachersCapacity,
             authKeySize, authKeysCapacity, buckets, segments);
-        check(expected.fileLength <= Integer.MAX_VALUE, "segmentCount", segments);
+        check(expected.fileLength <= MAX_FILE_LENGTH, "segmentCount", segments);
         check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen, "addrLen", m.getInt(ADDR_LEN_OFFSET));
         check(m.getInt(SLOT_LENGTH_OFFSET) == expected.slotLength, "slotLength", m.getInt(SLOT_LENGTH_OFFSET));
         check(m.getLong(ATTACHERS_OFFSET_OFFSET) == expected.attachersOffset, "attachersOffset", m.getLong(ATTACHERS_OFFSET_OFFSET));

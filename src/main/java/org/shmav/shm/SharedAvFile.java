@@ -158,10 +158,10 @@ public final class SharedAvFile
     public static Mapped create(final Path file, final String name, final AvLayout layout, final boolean groupAccess,
         final boolean exclusive, final Consumer<Memory> fill)
     {
-        if (layout.fileLength() > Integer.MAX_VALUE)
+        if (layout.fileLength() > MAX_FILE_LENGTH)
         {
             throw new FabricException("fi_av_open", FiErrno.EINVAL, "count=" + layout.capacity() + " needs a " +
-                layout.fileLength() + "-byte file; the largest is " + Integer.MAX_VALUE);
+                layout.fileLength() + "-byte file; the largest is " + MAX_FILE_LENGTH);
         }
         final Set<PosixFilePermission> mode = groupAccess ? OWNER_AND_GROUP : OWNER_ONLY;
         final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID + "." +
