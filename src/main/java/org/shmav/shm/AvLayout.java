@@ -164,6 +164,17 @@ public final class AvLayout
             authKeysCapacity, hashBucketsFor(firstCapacity), segments + 1);
     }
 
+    /** This layout grown to {@code maxCapacity}: every segment the AV can ever have, and its file then. */
+    public AvLayout full()
+    {
+        AvLayout l = this;
+        while (l.canGrow())
+        {
+            l = l.grown();
+        }
+        return l;
+    }
+
     /** Index of segment {@code k}'s first slot: where the previous segment ends. */
     public long segmentFirst(final int k)
     {
