@@ -494,7 +494,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     return 0;
 }
 
-/** The refusal of a file shorter than its published segments (SegmentFile.current's text). */
+/** The refusal of a file shorter than its published segments (SegmentFile.published's text). */
 static inline int shmav__check_length(const shmav_av *av, size_t length, char *err, size_t errlen)
 {
     if ((uint64_t)length < av->file_length)

@@ -245,14 +245,28 @@ public final class AvLayout
     }
 
     /**
-     * Reads and checks the layout of a ready region. Every size and offset is checked, so that a
-     * corrupted or foreign file is refused here and never read out of bounds later; the caller checks
-     * that the region is at least {@link #fileLength()} long (a file may be longer: a grower that died
-     * left its reservation).
+     * Reads and checks the layout of a ready region of {@code realLength} bytes, with the segments its
+     * header publishes now; see {@link #read(Memory, int, long)}.
      *
      * @throws LayoutException with the errno to report and what is wrong
      */
     public static AvLayout read(final Memory m, final long realLength)
+    {
+        return read(m, realLength >= HEADER_LENGTH ? m.getIntAcquire(SEGMENT_COUNT_OFFSET) : 0, realLength);
+    }
+
+    /**
+     * Reads and checks the layout of a ready region as {@code segments} segments, a value of
+     * {@code segmentCount} the caller loaded (acquire) before it learnt the file's size
+     * {@code realLength}: a grower extends the file before it publishes a segment, so a file shorter
+     * than the segments read first is damaged, not growing. Only the header is read: {@code m} may map
+     * no more. Every size and offset is checked, so that a corrupted or foreign file is refused here and
+     * never read out of bounds later; the caller checks that the file is at least {@link #fileLength()}
+     * long (a longer file is fine: a growth in progress, or a dead grower's reservation).
+     *
+     * @throws LayoutException with the errno to report and what is wrong
+     */
+    public static AvLayout read(final Memory m, final int segments, final long realLength)
     {
         if (realLength < HEADER_LENGTH)
         {
@@ -292,7 +306,6 @@ public final class AvLayout
         check(authKeysCapacity >= 0 && authKeysCapacity <= 1 << 16, "authKeysCapacity", authKeysCapacity);
         final long buckets = m.getLong(HASH_BUCKETS_OFFSET);
         check(buckets == hashBucketsFor(capacity), "hashBuckets", buckets);
-        final int segments = m.getIntAcquire(SEGMENT_COUNT_OFFSET);
         check(segments >= 1 && segments <= MAX_SEGMENTS, "segmentCount", segments);
 
         // Recompute the whole layout from the few free parameters and require the file to agree
