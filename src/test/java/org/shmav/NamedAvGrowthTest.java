@@ -172,6 +172,10 @@ class NamedAvGrowthTest
             assertErrno(FiErrno.EINVAL, () -> reader.lookup(max, ByteBuffer.allocate(16)));
             av.remove(new long[] {max / 2}, 1, 0);
             assertEquals(max / 2, insert(other, addrs[max]), name + ": a freed slot is refilled at the maximum");
+            // The last slot's free group runs past the view (slots 960..1023 for 1000): found again all the same.
+            other.remove(new long[] {max - 1}, 1, 0);
+            assertEquals(max - 1, insert(av, addrs[max - 1]), name + ": the freed last slot, in a group cut by the end");
+            assertEquals(max, av.count());
         }
     }
 
