@@ -1,5 +1,5 @@
 /*
- * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 3.x).
+ * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 4.x).
  *
  * A named AV is one file (by default in /dev/shm) whose binary layout is documented in the
  * project's shm-layout.md and owned by org.shmav.shm.AvFileDescriptor, SlotDescriptor,
@@ -8,8 +8,9 @@
  * every check that org.shmav.shm.AvLayout.read (and SharedAvFile.attach, SegmentFile.current) makes
  * passes, so that no offset taken from the file can point outside the mapping.
  *
- * Growth (layout 3): a named AV grows past its creation count by appending segments, and publishes
- * each with a release store of the header's segmentCount. A reader maps exactly the segments
+ * Growth (layout 3, last segment cut at maxCapacity since layout 4): a named AV grows past its
+ * creation count by appending segments, and publishes each with a release store of the header's
+ * segmentCount. A reader maps exactly the segments
  * published when it looked (its view; the file may be longer: a grower that died after reserving
  * left a tail nobody reads). Whenever it meets an index past its view, ends an iteration, or starts
  * a reverse lookup (whose hash must be the last segment's), it reads segmentCount again (acquire)
@@ -264,19 +265,25 @@ static inline uint32_t shmav__format_addr_len(uint32_t format)
 }
 
 /**
- * AvLayout.segmentFirst: index of segment k's first slot. Segment 0 holds [0, c0), segment 1
- * [c0, 2G), segment k >= 2 [G 2^(k-1), G 2^k), c0 being the count at creation and G the smallest
- * power of two >= c0.
+ * AvLayout.segmentEnd: one past segment k's last slot, the capacity of an AV of k + 1 segments.
+ * Segment 0 holds [0, c0), segment k >= 1 [end(k-1), end(k)) with end(k) = min(G 2^k, max): c0 is
+ * the count at creation, G the smallest power of two >= c0 and max the header's maxCapacity, at
+ * which the last segment ends exactly (layout 4; in layout 3 every segment doubled).
  */
-static inline uint64_t shmav__segment_first(uint64_t first_capacity, uint32_t log2g, uint32_t k)
+static inline uint64_t shmav__segment_end(uint64_t first_capacity, uint32_t log2g, uint64_t max, uint32_t k)
 {
-    return k == 0 ? 0 : k == 1 ? first_capacity : 1ULL << (log2g + k - 1);
+    if (k == 0)
+    {
+        return first_capacity;
+    }
+    const uint64_t doubled = 1ULL << (log2g + k);
+    return doubled < max ? doubled : max;
 }
 
-/** AvLayout.segmentEnd: one past segment k's last slot, the capacity of an AV of k + 1 segments. */
-static inline uint64_t shmav__segment_end(uint64_t first_capacity, uint32_t log2g, uint32_t k)
+/** AvLayout.segmentFirst: index of segment k's first slot, where segment k - 1 ends. */
+static inline uint64_t shmav__segment_first(uint64_t first_capacity, uint32_t log2g, uint64_t max, uint32_t k)
 {
-    return k == 0 ? first_capacity : 1ULL << (log2g + k);
+    return k == 0 ? 0 : shmav__segment_end(first_capacity, log2g, max, k - 1);
 }
 
 /** AvLayout.segmentOf: the segment of slot index >= first_capacity, one shift and one bit length. */
@@ -357,8 +364,8 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     const uint32_t version = shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire);
     if (version >> 16 != SHMAV_VERSION_MAJOR) /* also refuses 0: not ready */
     {
-        /* The same text as AvLayout.read. A reader of layout 3 could read a 2.x file's entries, but Java
-         * refuses it (a 2.x writer cannot follow growth), and so does this reader. */
+        /* The same text as AvLayout.read. A 3.x file's last segment doubles where a 4.x one stops at
+         * maxCapacity, so their segment bounds differ: refused, as Java does. */
         return shmav__fail(err, errlen, EINVAL, "layout version %u.%u is not supported: app=%u.%u file=%u.%u%s",
             version >> 16, version & 0xffffu, SHMAV_VERSION_MAJOR, SHMAV_VERSION_MINOR, version >> 16,
             version & 0xffffu,
@@ -367,7 +374,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
                   "processes, remove the AV with 'shmav rm' and create it again)"
                 : " (written by a newer shmav: use that version in every process of the job)");
     }
-    /* Any minor version of major 3 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
+    /* Any minor version of major 4 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
     const uint32_t header_length = shmav__u32(base, SHMAV_H_HEADER_LENGTH);
     SHMAV__CHECK(header_length == SHMAV_HEADER_LENGTH, "headerLength", (int32_t)header_length);
     const uint32_t format = shmav__u32(base, SHMAV_H_ADDR_FORMAT);
@@ -390,8 +397,9 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     SHMAV__CHECK(first_buckets == shmav__hash_buckets_for(capacity), "hashBuckets", (int64_t)first_buckets);
     SHMAV__CHECK(segments >= 1 && segments <= SHMAV_MAX_SEGMENTS, "segmentCount", (int32_t)segments);
     const uint32_t log2g = shmav__bit_length(capacity - 1);
-    /* Within maxCapacity (checked before any size is computed from the count: no overflow below). */
-    SHMAV__CHECK(segments == 1 || shmav__segment_end(capacity, log2g, segments - 1) <= max, "segmentCount",
+    /* A segment exists only if the one before it ended below maxCapacity, where growth stops (checked
+     * before any size is computed from the count: no overflow below). */
+    SHMAV__CHECK(segments == 1 || shmav__segment_end(capacity, log2g, max, segments - 2) < max, "segmentCount",
         (int32_t)segments);
 
     /* Recompute the whole layout from the free parameters (AvLayout's constructor) and require the
@@ -415,12 +423,12 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     uint64_t buckets = first_buckets;
     for (uint32_t k = 1; k < segments; k++)
     {
-        const uint64_t first = shmav__segment_first(capacity, log2g, k);
-        const uint64_t n = shmav__segment_end(capacity, log2g, k) - first;
+        const uint64_t first = shmav__segment_first(capacity, log2g, max, k);
+        const uint64_t n = shmav__segment_end(capacity, log2g, max, k) - first;
         const uint64_t map = shmav__align(end + n * slot_length, SHMAV_SECTION_ALIGNMENT);
         av->seg_slots[k] = end;
         av->seg_hash[k] = shmav__align(map + n * 8, SHMAV_SECTION_ALIGNMENT);
-        buckets = shmav__hash_buckets_for(shmav__segment_end(capacity, log2g, k));
+        buckets = shmav__hash_buckets_for(shmav__segment_end(capacity, log2g, max, k));
         end = shmav__align(av->seg_hash[k] + buckets * 8, SHMAV_SECTION_ALIGNMENT);
         av->slot_base[k] = av->seg_slots[k] - first * slot_length;
         av->map_base[k] = map - first * 8;
@@ -473,7 +481,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     av->log2g = log2g;
     av->first_capacity = capacity;
     av->max_capacity = max;
-    av->capacity = shmav__segment_end(capacity, log2g, segments - 1);
+    av->capacity = shmav__segment_end(capacity, log2g, max, segments - 1);
     av->map_addr_base = map_addr_base;
     av->attachers_offset = attachers_offset;
     av->auth_keys_offset = auth_keys_offset;
@@ -486,7 +494,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     return 0;
 }
 
-/** The refusal of a file shorter than its published segments (SegmentFile.current's text). */
+/** The refusal of a file shorter than its published segments (SegmentFile.published's text). */
 static inline int shmav__check_length(const shmav_av *av, size_t length, char *err, size_t errlen)
 {
     if ((uint64_t)length < av->file_length)

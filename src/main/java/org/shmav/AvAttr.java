@@ -161,9 +161,18 @@ public final class AvAttr
 
     /**
      * The most entries a named AV may grow to, set when it is created (beyond libfabric, where
-     * {@code count} is a hint): a named AV starts with {@code count} slots and doubles when full, up to
-     * this; past it inserts fail with FI_ENOSPC. 0 means {@link #DEFAULT_MAX_COUNT}; a value below
-     * {@code count} means {@code count}. Growth also stops where the file would pass 2 GiB.
+     * {@code count} is a hint): a named AV starts with {@code count} slots and doubles when full, the
+     * last growth stopping at exactly this many; past it inserts fail with FI_ENOSPC. 0 means
+     * {@link #DEFAULT_MAX_COUNT}, or {@code count} when that is larger.
+     *
+     * <p>Limits (shm-layout.md, WRITER'S CHECKLIST, Limits), checked by {@code Domain.openAv} when it
+     * creates the AV, with FI_EINVAL and a message naming the largest value that fits: 0 or 1..2^28; not
+     * below a non-zero {@code count}; and the AV's file at this many entries at most 2^31 - 1 bytes (one
+     * mapping). With 64-byte slots (FI_SOCKADDR_IN, FI_SOCKADDR_IN6) that is at most 16,777,216 for an
+     * AV that grows (22,368,576 for one created with that count, which never grows); with 192-byte slots
+     * (FI_ADDR_STR) 8,388,608 (9,394,858); auth keys take a few pages more. The file system's free space
+     * is checked only for the file at creation: maxCount is a ceiling that growth honours as far as the
+     * file system allows (FI_ENOSPC when a growth finds no room, the AV intact).
      *
      * @return the maximum, or 0 for the default
      */
@@ -244,9 +253,13 @@ public final class AvAttr
         }
 
         /**
-         * Sets {@code count}: a hint for a private AV; the capacity a named AV is created with (0: 1024), which
-         * it doubles when full, up to {@link #maxCount}; when attaching, ignored unless it is more than the
-         * AV may grow to (FI_EINVAL). Default 0.
+         * Sets {@code count}: a hint for a private AV; the capacity a named AV is created with (0: 1024, or
+         * the {@link #maxCount} when smaller), which it doubles when full, up to exactly the maxCount; when
+         * attaching, ignored unless it is more than the AV may grow to (FI_EINVAL). Default 0. Creating a
+         * named AV refuses, with FI_EINVAL, a count outside 0..2^28, above a non-zero maxCount, or whose file
+         * would pass 2^31 - 1 bytes (22,368,576 entries of FI_SOCKADDR_IN or _IN6, 9,394,858 of FI_ADDR_STR;
+         * see {@link AvAttr#maxCount()}), and with FI_ENOSPC a count whose file the file system holding the
+         * AV has no room for now (the message names both numbers of bytes).
          *
          * @param count expected entries
          * @return this builder
@@ -335,8 +348,9 @@ public final class AvAttr
         }
 
         /**
-         * Sets the most entries a named AV created by this open may grow to (see {@link AvAttr#maxCount()}).
-         * Default 0: {@link AvAttr#DEFAULT_MAX_COUNT}.
+         * Sets the most entries a named AV created by this open may grow to, exactly (see
+         * {@link AvAttr#maxCount()} for its limits). Default 0: {@link AvAttr#DEFAULT_MAX_COUNT}, or the
+         * count when larger.
          *
          * @param maxCount the maximum, or 0 for the default
          * @return this builder

@@ -89,10 +89,14 @@ public final class Domain implements AutoCloseable
      * @throws FabricException FI_EINVAL for bad attributes (type, flags, rxCtxBits outside 0..16, FI_READ
      *                         without a name, a bad name, a type or format that differs from the existing
      *                         named AV's, a count above the {@code maxCount} it may grow to; any count up
-     *                         to that is accepted, since count is a hint) or a closed domain; FI_ENOENT for
+     *                         to that is accepted, since count is a hint; when creating, a count or
+     *                         maxCount past the limits of {@link AvAttr#maxCount()}, named with the largest
+     *                         that fits) or a closed domain; FI_ENOENT for
      *                         FI_READ of a missing name, or when the shm directory does not exist
      *                         ("directory ... does not exist"); FI_EACCES when the file is not ours to open;
-     *                         FI_ENOSPC when the shm directory is full; FI_EBUSY for a writer (no FI_READ)
+     *                         FI_ENOSPC when the file system of the shm directory has less room than the
+     *                         new AV's file (the message names the bytes needed and the bytes free), or
+     *                         fills while it is written; FI_EBUSY for a writer (no FI_READ)
      *                         when every attacher entry of the named AV belongs to a live process
      *                         (shm-layout.md: 1024 writer handles at once), where FI_READ still opens
      */

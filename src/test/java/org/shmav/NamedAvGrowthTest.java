@@ -13,6 +13,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -122,6 +123,59 @@ class NamedAvGrowthTest
             final FabricException e = assertErrno(FiErrno.EINVAL, () -> av.insertAt(16, addrs[16].duplicate()));
             assertTrue(e.getMessage().contains("at most 16"), e.getMessage());
             assertEquals(16, av.count());
+        }
+    }
+
+    /**
+     * maxCount is reached exactly when it is not a doubling of the count (layout 4.0: the last segment
+     * stops at it): count 4 with maxCount 1000 used to stop at 512, count 1 with maxCount 3 at 2.
+     */
+    @Test
+    void growsToExactlyAMaxCountThatIsNotADoublingOfTheCount()
+    {
+        growToExactly("thousand", 4, 1000);
+        growToExactly("three", 1, 3);
+    }
+
+    /** Fills AV {@code name} to exactly {@code max}, seen by handles opened before it grew, then one more is FI_ENOSPC. */
+    private void growToExactly(final String name, final long count, final int max)
+    {
+        final ByteBuffer[] addrs = distinctIn4(max + 1);
+        try (AddressVector av = shm.domain().openAv(AvAttr.builder().type(AvType.TABLE).count(count).maxCount(max)
+                 .name(name).build());
+             AddressVector other = open(name, 0, 0);
+             AddressVector reader = open(name, 0, Fi.READ))
+        {
+            assertEquals(count, reader.attr().count(), "the reader attached before any growth");
+            for (int i = 0; i < max; i++)
+            {
+                assertEquals(i, insert(i % 2 == 0 ? av : other, addrs[i]), name + ": index " + i);
+            }
+            final long[] fiAddr = new long[1];
+            final int[] errno = new int[1];
+            assertEquals(0, other.insert(addrs[max].duplicate(), 1, fiAddr, Fi.SYNC_ERR, errno), name + ": one more");
+            assertEquals(FiErrno.ENOSPC, errno[0]);
+            assertEquals(Fi.ADDR_NOTAVAIL, fiAddr[0]);
+            final FabricException e = assertErrno(FiErrno.EINVAL, () -> av.insertAt(max, addrs[max].duplicate()));
+            assertTrue(e.getMessage().contains("at most " + max), e.getMessage());
+            for (final AddressVector h : List.of(av, other, reader))
+            {
+                assertEquals(max, h.count());
+                assertEquals(max, h.attr().count(), name + ": capacity " + h.attr());
+                assertEquals(max, h.attr().maxCount());
+            }
+            for (int i = max - 1; i >= 0; i--)
+            {
+                assertArrayEquals(addrs[i].array(), lookup(reader, i), name + ": reader lookup " + i);
+                assertEquals(i, reader.reverseLookup(addrs[i].duplicate()), name + ": reader reverse lookup " + i);
+            }
+            assertErrno(FiErrno.EINVAL, () -> reader.lookup(max, ByteBuffer.allocate(16)));
+            av.remove(new long[] {max / 2}, 1, 0);
+            assertEquals(max / 2, insert(other, addrs[max]), name + ": a freed slot is refilled at the maximum");
+            // The last slot's free group runs past the view (slots 960..1023 for 1000): found again all the same.
+            other.remove(new long[] {max - 1}, 1, 0);
+            assertEquals(max - 1, insert(av, addrs[max - 1]), name + ": the freed last slot, in a group cut by the end");
+            assertEquals(max, av.count());
         }
     }
 

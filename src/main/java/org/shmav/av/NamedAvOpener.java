@@ -23,8 +23,6 @@ import org.shmav.shm.Processes;
  */
 final class NamedAvOpener
 {
-    /** Capacity of a named AV created with count 0. */
-    static final long DEFAULT_COUNT = 1024;
     /** Processes that can have one named AV open for writing at once. */
     static final int ATTACHERS_CAPACITY = 1024;
 
@@ -89,14 +87,8 @@ final class NamedAvOpener
 
     private static Region create(final DomainAttr domain, final AvAttr attr, final Path file)
     {
-        final long capacity = attr.count() == 0 ? DEFAULT_COUNT : attr.count();
-        if (attr.maxCount() < 0)
-        {
-            throw invalid("maxCount=" + attr.maxCount() + " must be >= 0 (0: " + AvAttr.DEFAULT_MAX_COUNT + ")");
-        }
-        final AvLayout layout = AvLayout.compute(domain.addrFormat(), attr.type(), capacity, ATTACHERS_CAPACITY,
-            domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0)
-            .growingTo(attr.maxCount() == 0 ? AvAttr.DEFAULT_MAX_COUNT : attr.maxCount());
+        final AvLayout layout = NamedAvSize.layout(domain, attr);
+        NamedAvSize.checkRoom(file, attr.name(), layout);
         final long base = attr.mapAddr() != 0 ? attr.mapAddr() : generatedMapBase();
         final long avFlags = attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC);
         return Region.of(SharedAvFile.create(file, attr.name(), layout, attr.groupAccess(), attr.createOnly(),

@@ -29,11 +29,12 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     @Parameters(paramLabel = "NAME", description = "the AV's name")
     private String name;
 
-    @Option(names = "--count", required = true, paramLabel = "N", description = "entries it is created with (it doubles when full)")
+    @Option(names = "--count", required = true, paramLabel = "N",
+        description = "entries it is created with (0: 1024, or M when smaller); it doubles when full, up to M")
     private long count;
 
-    @Option(names = "--max-count", paramLabel = "M",
-        description = "the most entries it may grow to (default: " + AvAttr.DEFAULT_MAX_COUNT + "; --count N keeps it at N)")
+    @Option(names = "--max-count", paramLabel = "M", description = "the most entries it may grow to, exactly " +
+        "(default: " + AvAttr.DEFAULT_MAX_COUNT + ", or N when larger); limits as in shm-layout.md, Limits")
     private long maxCount;
 
     @Option(names = "--type", paramLabel = "TYPE", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
@@ -52,11 +53,7 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (count < 1 || maxCount < 0)
-        {
-            throw new CliException(ExitCode.USAGE, count < 1 ? "--count must be at least 1, not " + count
-                : "--max-count must be at least 0, not " + maxCount);
-        }
+        // No range check here: the library's (NamedAvSize) is the one the API enforces too.
         final AvDirectory dir = creatingDirectory();
         final Path file = dir.fileOf(name);
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS))
@@ -67,7 +64,7 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
              AddressVector av = domain.openAv(AvAttr.builder().type(type.avType).count(count).maxCount(maxCount).name(name)
                  .groupAccess(groupAccess).createOnly(true).build()))
         {
-            final long grows = Math.max(count, maxCount == 0 ? AvAttr.DEFAULT_MAX_COUNT : maxCount);
+            final long grows = av.attr().maxCount();
             if (json)
             {
                 final Map<String, Object> m = new LinkedHashMap<>();

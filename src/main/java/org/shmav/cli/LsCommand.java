@@ -55,8 +55,8 @@ final class LsCommand extends AvCommand implements Callable<Integer>
             catch (final FabricException e)
             {
                 final String name = file.getFileName().toString();
-                others.add(new Other(name, AvDirectory.reason(e).replace("named AV '" + name + "' (" + file + ")", "file")
-                    .replace("'" + file + "'", "file")));
+                others.add(new Other(name, AvDirectory.reason(e).replace("named AV '" + name + "' (" + file + "): file ", "file ")
+                    .replace("named AV '" + name + "' (" + file + ")", "file").replace("'" + file + "'", "file")));
             }
         }
         if (json)

@@ -20,8 +20,8 @@ package org.shmav.shm;
  *   | hash[hashBuckets]            |  u64 buckets: address -> slot (dedup, reverse lookup)
  *   +------------------------------+ fileLength: the file of a new AV ends here
  *   | segment 1: slots, map_addr,  |  appended by a growth ({@link AvLayout}, shm-layout.md GROWTH):
- *   |   hash of the grown AV       |  segment k holds slots [first(k), end(k)); its hash replaces
- *   +------------------------------+  the previous one, sized for end(k) slots
+ *   |   hash of the grown AV       |  segment k holds slots [first(k), end(k)), the last one ending at
+ *   +------------------------------+  maxCapacity; its hash replaces the previous one, sized for end(k)
  *   | segment 2 ...                |
  *   +------------------------------+ the published length: AvLayout#fileLength of segmentCount segments
  *
@@ -135,8 +135,8 @@ public final class AvFileDescriptor
     /** u64: creation time, milliseconds since the epoch. */
     public static final int CREATED_MILLIS_OFFSET = 136;
     /**
-     * u64: the most slots the AV may grow to, set at creation; growth stops at the last segment whose
-     * end is within it. Also sizes the free groups ({@link #freeGroupShift}), which never change.
+     * u64: the most slots the AV may grow to, set at creation; the last segment ends at it exactly
+     * (layout 4.0). Also sizes the free groups ({@link #freeGroupShift}), which never change.
      */
     public static final int MAX_CAPACITY_OFFSET = 144;
     /**
@@ -201,6 +201,8 @@ public final class AvFileDescriptor
 
     /** Largest capacity: slot numbers must fit the attacher journal's 30-bit field. */
     public static final long MAX_CAPACITY = 1L << 28;
+    /** Largest published length: Java maps the file as one buffer, with 32-bit offsets. */
+    public static final long MAX_FILE_LENGTH = Integer.MAX_VALUE;
 
     private AvFileDescriptor()
     {

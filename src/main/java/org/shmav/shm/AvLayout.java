@@ -13,11 +13,12 @@ import org.shmav.FiErrno;
  * layout with one segment more, and the processes that follow it map the file again.
  *
  * <p>Segments (shm-layout.md, GROWTH). Segment 0 holds slots [0, c0), c0 being the count at creation.
- * With G the smallest power of two not below c0, segment 1 holds [c0, 2G) and segment k &gt;= 2 holds
- * [G 2^(k-1), G 2^k): the capacity doubles with each growth and an index past c0 finds its segment
- * with one shift and a leading-zero count. Each segment is its slots, its map_addr array and a hash
- * sized for the capacity it brings the AV to, appended at the end of the file. The hash in use is the
- * last segment's.
+ * With G the smallest power of two not below c0 and M the maximum capacity, segment k &gt;= 1 holds
+ * [end(k-1), end(k)) with end(k) = min(G 2^k, M): the capacity doubles with each growth until the last
+ * segment, which stops at M exactly, and an index past c0 finds its segment with one shift and a
+ * leading-zero count (the last segment is the doubling one cut short, so the rule holds for it too).
+ * Each segment is its slots, its map_addr array and a hash sized for the capacity it brings the AV to,
+ * appended at the end of the file. The hash in use is the last segment's.
  */
 public final class AvLayout
 {
@@ -146,10 +147,10 @@ public final class AvLayout
             attachersCapacity, authKeySize, authKeysCapacity, hashBucketsFor(firstCapacity), segments);
     }
 
-    /** True when one more segment fits within {@code maxCapacity} and the segment table. */
+    /** True while the capacity is below {@code maxCapacity}: one more segment brings it closer, or to it. */
     public boolean canGrow()
     {
-        return segments < MAX_SEGMENTS && segmentEnd(segments) <= maxCapacity;
+        return segments < MAX_SEGMENTS && capacity < maxCapacity;
     }
 
     /** The layout with one segment more; see {@link #canGrow}. */
@@ -163,16 +164,30 @@ public final class AvLayout
             authKeysCapacity, hashBucketsFor(firstCapacity), segments + 1);
     }
 
-    /** Index of segment {@code k}'s first slot. */
-    public long segmentFirst(final int k)
+    /** This layout grown to {@code maxCapacity}: every segment the AV can ever have, and its file then. */
+    public AvLayout full()
     {
-        return k == 0 ? 0 : k == 1 ? firstCapacity : 1L << (log2G + k - 1);
+        AvLayout l = this;
+        while (l.canGrow())
+        {
+            l = l.grown();
+        }
+        return l;
     }
 
-    /** One past segment {@code k}'s last slot: the AV's capacity once it has {@code k + 1} segments. */
+    /** Index of segment {@code k}'s first slot: where the previous segment ends. */
+    public long segmentFirst(final int k)
+    {
+        return k == 0 ? 0 : segmentEnd(k - 1);
+    }
+
+    /**
+     * One past segment {@code k}'s last slot: the AV's capacity once it has {@code k + 1} segments. A
+     * doubling, G 2^k, except for the last segment, which ends at {@code maxCapacity} exactly.
+     */
     public long segmentEnd(final int k)
     {
-        return k == 0 ? firstCapacity : 1L << (log2G + k);
+        return k == 0 ? firstCapacity : Math.min(1L << (log2G + k), maxCapacity);
     }
 
     /** The segment holding slot {@code index}, at least {@link #firstCapacity()}: one shift, one leading-zero count. */
@@ -230,14 +245,28 @@ public final class AvLayout
     }
 
     /**
-     * Reads and checks the layout of a ready region. Every size and offset is checked, so that a
-     * corrupted or foreign file is refused here and never read out of bounds later; the caller checks
-     * that the region is at least {@link #fileLength()} long (a file may be longer: a grower that died
-     * left its reservation).
+     * Reads and checks the layout of a ready region of {@code realLength} bytes, with the segments its
+     * header publishes now; see {@link #read(Memory, int, long)}.
      *
      * @throws LayoutException with the errno to report and what is wrong
      */
     public static AvLayout read(final Memory m, final long realLength)
+    {
+        return read(m, realLength >= HEADER_LENGTH ? m.getIntAcquire(SEGMENT_COUNT_OFFSET) : 0, realLength);
+    }
+
+    /**
+     * Reads and checks the layout of a ready region as {@code segments} segments, a value of
+     * {@code segmentCount} the caller loaded (acquire) before it learnt the file's size
+     * {@code realLength}: a grower extends the file before it publishes a segment, so a file shorter
+     * than the segments read first is damaged, not growing. Only the header is read: {@code m} may map
+     * no more. Every size and offset is checked, so that a corrupted or foreign file is refused here and
+     * never read out of bounds later; the caller checks that the file is at least {@link #fileLength()}
+     * long (a longer file is fine: a growth in progress, or a dead grower's reservation).
+     *
+     * @throws LayoutException with the errno to report and what is wrong
+     */
+    public static AvLayout read(final Memory m, final int segments, final long realLength)
     {
         if (realLength < HEADER_LENGTH)
         {
@@ -277,17 +306,17 @@ public final class AvLayout
         check(authKeysCapacity >= 0 && authKeysCapacity <= 1 << 16, "authKeysCapacity", authKeysCapacity);
         final long buckets = m.getLong(HASH_BUCKETS_OFFSET);
         check(buckets == hashBucketsFor(capacity), "hashBuckets", buckets);
-        final int segments = m.getIntAcquire(SEGMENT_COUNT_OFFSET);
         check(segments >= 1 && segments <= MAX_SEGMENTS, "segmentCount", segments);
 
         // Recompute the whole layout from the few free parameters and require the file to agree
         // field by field: every offset is then known to be in bounds.
         final AvLayout one = new AvLayout(format, type, capacity, max, attachersCapacity, authKeySize, authKeysCapacity,
             buckets, 1);
-        check(segments == 1 || one.segmentEnd(segments - 1) <= max, "segmentCount", segments);
+        // A segment exists only if the one before it ended below maxCapacity (growth stops there).
+        check(segments == 1 || one.segmentEnd(segments - 2) < max, "segmentCount", segments);
         final AvLayout expected = segments == 1 ? one : new AvLayout(format, type, capacity, max, attachersCapacity,
             authKeySize, authKeysCapacity, buckets, segments);
-        check(expected.fileLength <= Integer.MAX_VALUE, "segmentCount", segments);
+        check(expected.fileLength <= MAX_FILE_LENGTH, "segmentCount", segments);
         check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen, "addrLen", m.getInt(ADDR_LEN_OFFSET));
         check(m.getInt(SLOT_LENGTH_OFFSET) == expected.slotLength, "slotLength", m.getInt(SLOT_LENGTH_OFFSET));
         check(m.getLong(ATTACHERS_OFFSET_OFFSET) == expected.attachersOffset, "attachersOffset", m.getLong(ATTACHERS_OFFSET_OFFSET));

@@ -1,5 +1,8 @@
 package org.shmav.shm;
 
+import static org.shmav.shm.AvFileDescriptor.HEADER_LENGTH;
+import static org.shmav.shm.AvFileDescriptor.SEGMENT_COUNT_OFFSET;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -11,9 +14,10 @@ import org.shmav.FiErrno;
  * The file side of growth: mapping exactly the segments a header publishes, and reserving the space of
  * the next segment before it is published (shm-layout.md, GROWTH). Stateless.
  *
- * <p>A named AV's file may be longer than its published segments: a grower that died after reserving
- * left the rest. Nobody reads past the published length, and the next grower cuts the file back to it
- * before reserving, so such a tail is harmless.
+ * <p>A named AV's file may be longer than its published segments: a growth in progress, one that
+ * failed and is being cut back, or one whose grower died after reserving. Nobody maps or reads past
+ * the published length, and the next grower cuts the file back to it before reserving, so such a tail
+ * is harmless, and a file that grows or shrinks past the published length meanwhile changes nothing.
  */
 public final class SegmentFile
 {
@@ -23,41 +27,59 @@ public final class SegmentFile
 
     /**
      * The AV as its header says now: the layout of every published segment, checked against the file
-     * ({@link AvLayout#read}), and a mapping of exactly that length. {@code header} is any mapping of
-     * the file that covers the header (the view being followed, or a first mapping at open).
+     * ({@link #published}), and a mapping of exactly that length. {@code header} is any mapping of the
+     * file that covers the header (the view being followed, or the header page mapped at open).
      */
     public static SharedAvFile.Mapped current(final Memory header, final AvFileChannel file, final boolean readOnly,
         final String call, final String name)
     {
+        return mapPublished(header, file, readOnly, call, "named AV '" + name + "'");
+    }
+
+    /** {@link #current}, its errors naming the AV as {@code what} (e.g. with its path). */
+    static SharedAvFile.Mapped mapPublished(final Memory header, final AvFileChannel file, final boolean readOnly,
+        final String call, final String what)
+    {
         try
         {
             final FileChannel ch = file.channelFor(!readOnly);
-            final AvLayout layout;
-            try
-            {
-                layout = AvLayout.read(header, header.capacity());
-            }
-            catch (final AvLayout.LayoutException e)
-            {
-                throw new FabricException(call, e.errno(), "named AV '" + name + "': " + e.getMessage());
-            }
-            // The size after segmentCount: a grower extends the file before it publishes, so a file
-            // shorter than the published segments read first is truncated, not growing.
-            final long size = ch.size();
-            if (size < layout.fileLength())
-            {
-                throw new FabricException(call, FiErrno.EINVAL, "named AV '" + name + "' is " + size +
-                    " bytes but its " + layout.segments() + " segments need " + layout.fileLength() +
-                    ": truncated; remove it with 'shmav rm " + name + "' and create it again");
-            }
+            final AvLayout layout = published(header, ch);
+            // Never more than the file holds (published() checked it): mapping past the end would make a
+            // read-only map fail and a read-write one extend the file.
             final Memory m = header.capacity() == layout.fileLength() ? header : new Memory(ch.map(readOnly
                 ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
             return new SharedAvFile.Mapped(m, layout, file);
         }
+        catch (final AvLayout.LayoutException e)
+        {
+            throw new FabricException(call, e.errno(), what + ": " + e.getMessage());
+        }
         catch (final IOException e)
         {
-            throw new FabricException(call, FiErrno.EIO, "cannot map named AV '" + name + "': " + e.getMessage(), e);
+            throw new FabricException(call, FiErrno.EIO, "cannot map " + what + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The layout the header publishes now, checked ({@link AvLayout#read}) against the file's size.
+     * The size is read after {@code segmentCount} (acquire): a grower reserves before it publishes, so
+     * the size then covers every published segment, and a file shorter than them is damaged. A longer
+     * file is fine: a growth in progress, a failed one being cut back, or a dead grower's reservation.
+     *
+     * @throws AvLayout.LayoutException when the header or the size is not that of a valid AV
+     */
+    static AvLayout published(final Memory header, final FileChannel ch) throws IOException
+    {
+        final int segments = header.capacity() >= HEADER_LENGTH ? header.getIntAcquire(SEGMENT_COUNT_OFFSET) : 0;
+        final long size = ch.size();
+        final AvLayout layout = AvLayout.read(header, segments, size);
+        if (size < layout.fileLength())
+        {
+            throw new AvLayout.LayoutException(FiErrno.EINVAL, "file is " + size + " bytes but its " +
+                layout.segments() + " segments need " + layout.fileLength() + ": truncated; remove it with " +
+                "'shmav rm' and create it again");
+        }
+        return layout;
     }
 
     /** A read-write mapping of the first {@code length} bytes of the file (a grower's view of its new segment). */

@@ -158,10 +158,10 @@ public final class SharedAvFile
     public static Mapped create(final Path file, final String name, final AvLayout layout, final boolean groupAccess,
         final boolean exclusive, final Consumer<Memory> fill)
     {
-        if (layout.fileLength() > Integer.MAX_VALUE)
+        if (layout.fileLength() > MAX_FILE_LENGTH)
         {
             throw new FabricException("fi_av_open", FiErrno.EINVAL, "count=" + layout.capacity() + " needs a " +
-                layout.fileLength() + "-byte file; the largest is " + Integer.MAX_VALUE);
+                layout.fileLength() + "-byte file; the largest is " + MAX_FILE_LENGTH);
         }
         final Set<PosixFilePermission> mode = groupAccess ? OWNER_AND_GROUP : OWNER_ONLY;
         final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID + "." +
@@ -251,12 +251,12 @@ public final class SharedAvFile
             {
                 FileOwnership.checkWritable(file, name, groupAccess);
             }
-            final Memory first = map(ch, file, name, readOnly, "fi_av_open");
-            final AvLayout checked = readReady(first, file, name);
-            // The file may be longer than its published segments (a dead grower's reservation) or have
-            // grown since it was sized: map exactly what the header publishes now.
-            final Mapped mapped = first.capacity() == checked.fileLength() ? new Mapped(first, checked, ch)
-                : SegmentFile.current(first, ch, readOnly, "fi_av_open", name);
+            // The header first, then exactly the length it publishes: the file may be longer (a growth in
+            // progress, or one failing and cut back meanwhile), and its size is no length to map.
+            final Memory header = mapHeader(ch, file, name, readOnly, "fi_av_open");
+            awaitReady(header, name);
+            final Mapped mapped = SegmentFile.mapPublished(header, ch, readOnly, "fi_av_open",
+                "named AV '" + name + "' (" + file + ")");
             if (!readOnly)
             {
                 FileOwnership.allocateEveryPage(mapped.memory(), file, name);
@@ -270,11 +270,11 @@ public final class SharedAvFile
         }
     }
 
-    /** Waits (bounded) for the version word, then reads and checks the layout. */
-    private static AvLayout readReady(final Memory m, final Path file, final String name)
+    /** Waits (bounded) for the version word of a file with shmav's magic; the layout is checked next. */
+    private static void awaitReady(final Memory header, final String name)
     {
         final long deadline = System.nanoTime() + READY_WAIT_NANOS;
-        while (m.getLong(MAGIC_OFFSET) == MAGIC && m.getIntAcquire(VERSION_OFFSET) == 0)
+        while (header.getLong(MAGIC_OFFSET) == MAGIC && header.getIntAcquire(VERSION_OFFSET) == 0)
         {
             if (System.nanoTime() - deadline > 0)
             {
@@ -282,14 +282,6 @@ public final class SharedAvFile
                     "its creator died; remove it with 'shmav rm " + name + "'");
             }
             Thread.onSpinWait();
-        }
-        try
-        {
-            return AvLayout.read(m, m.capacity());
-        }
-        catch (final AvLayout.LayoutException e)
-        {
-            throw new FabricException("fi_av_open", e.errno(), "named AV '" + name + "' (" + file + "): " + e.getMessage());
         }
     }
 
@@ -315,20 +307,24 @@ public final class SharedAvFile
         }
     }
 
-    /** Maps the whole file read-only or read-write after checking its size is one a region can have. */
-    private static Memory map(final AvFileChannel file, final Path path, final String name, final boolean readOnly,
+    /**
+     * Maps the header page read-only or read-write after checking the file's size is one an AV file can
+     * have. Only the header: its published length says how much more to map.
+     */
+    private static Memory mapHeader(final AvFileChannel file, final Path path, final String name, final boolean readOnly,
         final String call)
     {
         try
         {
             final FileChannel ch = file.channelFor(!readOnly);
             final long size = ch.size();
-            if (size < HEADER_LENGTH || size > Integer.MAX_VALUE)
+            if (size < HEADER_LENGTH || size > MAX_FILE_LENGTH)
             {
                 throw invalid(call, "named AV '" + name + "' (" + path + ") is " + size +
                     " bytes: not a shmav AV, or truncated");
             }
-            return new Memory(ch.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0, size));
+            return new Memory(ch.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0,
+                HEADER_LENGTH));
         }
         catch (final IOException e)
         {
@@ -347,12 +343,16 @@ public final class SharedAvFile
         final AvFileChannel ch = openChannel(file, name, false, "fi_av_unlink");
         try
         {
-            final Memory m = map(ch, file, name, true, "fi_av_unlink");
-            AvLayout.read(m, m.capacity());
+            // The header decides whether it is a shmav AV; a file cut short of its segments still is one.
+            AvLayout.read(mapHeader(ch, file, name, true, "fi_av_unlink"), ch.channelFor(false).size());
         }
         catch (final AvLayout.LayoutException e)
         {
             throw invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV, so it was left alone: " + e.getMessage());
+        }
+        catch (final IOException e)
+        {
+            throw ioFailure("fi_av_unlink", name, file, e);
         }
         finally
         {

@@ -14,7 +14,8 @@ import org.shmav.shm.SegmentFile;
 import org.shmav.shm.SharedAvFile;
 
 /**
- * Growth of a named AV by one segment, so that its capacity doubles (shm-layout.md, GROWTH):
+ * Growth of a named AV by one segment, so that its capacity doubles, or reaches its maximum when a
+ * doubling would pass it (shm-layout.md, GROWTH):
  *
  * <pre>
  *   1 lock      exclusive record lock on byte 3096 of the lock file (one grower; the kernel frees a dead one's)
@@ -70,15 +71,16 @@ final class SegmentGrowth
             if (!layout.canGrow())
             {
                 throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
-                    layout.capacity() + " entries, its maximum (maxCount " + layout.maxCapacity() +
-                    ", set when it was created): remove entries, or create it with a larger AvAttr.maxCount");
+                    layout.capacity() + " entries, its maxCount (set when it was created): remove entries, or " +
+                    "create it with a larger AvAttr.maxCount");
             }
             final AvLayout bigger = layout.grown();
-            if (bigger.fileLength() > Integer.MAX_VALUE)
+            if (bigger.fileLength() > MAX_FILE_LENGTH)
             {
+                // Only a file written elsewhere gets here: an opener refuses a maxCount whose file cannot be mapped.
                 throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
                     layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
-                    "-byte file, more than one mapping holds (2 GiB)");
+                    "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
             }
             SegmentFile.reserve(file, layout.fileLength(), bigger.fileLength(), call, name);
             return publishSegment(view, SegmentFile.map(file, bigger.fileLength(), call, name), bigger, call, name);

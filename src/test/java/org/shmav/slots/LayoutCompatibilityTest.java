@@ -31,7 +31,10 @@ import org.shmav.shm.AvLayout;
 import org.shmav.shm.AvLockFile;
 import org.shmav.shm.Memory;
 
-/** A layout 1.1 process opens and uses a layout 1.0 file: four hash buckets per slot, no free-group marks. */
+/**
+ * Files of other layout versions: older majors are refused naming both versions; files of this major
+ * without free-group marks, or with a bucket count no layout writes, as their rules say.
+ */
 class LayoutCompatibilityTest
 {
     private static final long CAPACITY = 300;
@@ -90,6 +93,24 @@ class LayoutCompatibilityTest
             assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
             assertTrue(e.getMessage().contains("app=4.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
             assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").flags(Fi.READ).build()));
+        }
+    }
+
+    /** A 3.0 process doubles every segment where 4.0 stops the last one at maxCapacity: neither reads the other's. */
+    @Test
+    void shouldRefuseALayout3FileNamingBothVersionsAndWhatToDo() throws IOException
+    {
+        writeFile("three", 3, 0, AvLayout.hashBucketsFor(CAPACITY));
+        try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build()))
+        {
+            for (final long flags : new long[] {0, Fi.READ})
+            {
+                final FabricException e = assertThrows(FabricException.class,
+                    () -> d.openAv(AvAttr.builder().name("three").flags(flags).build()));
+                assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
+                assertTrue(e.getMessage().contains("layout version 3.0 is not supported: app=4.0 file=3.0 (written by " +
+                    "an older shmav") && e.getMessage().contains("shmav rm"), e.getMessage());
+            }
         }
     }
 

@@ -300,12 +300,12 @@ class CReaderIT
         final int seg = 512;
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
+            new Corruption("layout 3.0 (an older shmav: every segment doubles)", putInt(8, 3 << 16),
+                "layout version 3.0 is not supported: app=4.0 file=3.0 (written by an older shmav"),
             new Corruption("layout 2.0 (an older shmav)", putInt(8, 2 << 16),
                 "layout version 2.0 is not supported: app=4.0 file=2.0 (written by an older shmav"),
             new Corruption("layout 1.1 (an older shmav)", putInt(8, 1 << 16 | 1),
                 "layout version 1.1 is not supported: app=4.0 file=1.1 (written by an older shmav"),
-            new Corruption("layout 3.0 (an older shmav)", putInt(8, 3 << 16),
-                "layout version 3.0 is not supported: app=4.0 file=3.0 (written by an older shmav"),
             new Corruption("major version 5 (a newer shmav)", putInt(8, 5 << 16),
                 "layout version 5.0 is not supported: app=4.0 file=5.0 (written by a newer shmav"),
             new Corruption("major version 0, minor 1", putInt(8, 1),
@@ -364,7 +364,7 @@ class CReaderIT
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
         // Accepted by both: a later minor version of layout 4 (AvLayout.read accepts any 4.x), and a file longer
-        // than its published segments (the reservation of a grower that died before publishing).
+        // than its published segments (a growth in progress, or the reservation of a grower that died).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         minor.putInt(8, 4 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
@@ -496,6 +496,34 @@ class CReaderIT
             }
             assertEquals(live.size(), compareWithJava(av, name));
         }
+    }
+
+    /**
+     * Layout 4.0: a last segment that is not a doubling. A reader opened at count 4 follows the AV to
+     * exactly 1000 entries (segment 8 holds [512, 1000)), and refuses a tenth segment.
+     */
+    @Test
+    void shouldFollowAnAvToAMaxCountThatIsNotADoubling() throws Exception
+    {
+        final AddrFormat format = AddrFormat.SOCKADDR_IN;
+        try (Domain d = CReaderChurn.domain(dir.path(), format);
+             AddressVector av = d.openAv(AvAttr.builder().name("thousand").type(AvType.TABLE).count(4).maxCount(1000).build());
+             CReaderSession early = CReaderSession.start(reader, dir.path().resolve("thousand"), logs.path(), WAIT))
+        {
+            assertEquals("ready segments 1 capacity 4", early.line());
+            for (long s = 1; s <= 1000; s++)
+            {
+                assertEquals(s - 1, CReaderChurn.insert(av, format, s), "seed " + s);
+            }
+            assertEquals("999\t" + av.lookupString(999), early.ask("lookup 999"), "an index in the last segment");
+            assertEquals("segments 9 capacity 1000", early.ask("info"));
+            assertEquals(new ArrayList<>(javaEntries(av).entrySet()), new ArrayList<>(early.list().entrySet()));
+            assertEquals("checked 1000 mismatched 0", early.ask("check-reverse"));
+            assertEquals(1000, compareWithJava(av, "thousand"), "a reader opened after the growth");
+        }
+        final byte[] full = Files.readAllBytes(dir.path().resolve("thousand"));
+        assertBothRefuse("tenth", image(full, putInt(128, 10)).array(), "corrupt header: segmentCount=10",
+            "a segment after the one that reached maxCapacity");
     }
 
     @Test

@@ -112,9 +112,9 @@ class CliAnswersIT
         assertEquals(2, option.code());
         assertEquals(List.of("shmav ls: Unknown option: '--long'", "Try '" + scripts() + "/shmav ls --help' for more " +
             "information."), option.errLines());
-        final Run value = script("shmav", "create", "x", "--count", "0");
+        final Run value = script("shmav", "create", "x", "--count", "-1");
         assertEquals(2, value.code());
-        assertEquals(List.of("shmav create: --count must be at least 1, not 0", "Try '" + scripts() + "/shmav create " +
+        assertEquals(List.of("shmav create: count=-1 must be 0..268435456", "Try '" + scripts() + "/shmav create " +
             "--help' for more information."), value.errLines());
 
         final Run avrun = script("avrun", "-n", "0", "--demo", "ring");

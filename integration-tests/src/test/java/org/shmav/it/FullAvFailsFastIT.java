@@ -57,7 +57,7 @@ class FullAvFailsFastIT
         }
     }
 
-    /** maxCount 1000 from count 4: growth stops at 512 (the doubling rule), and the refusal is as quick. */
+    /** maxCount 1000 from count 4: growth stops at exactly 1000 (the last segment is not a doubling), as quick. */
     @Test
     void shouldRefuseABatchAtTheMaximumAtOnce() throws Exception
     {
@@ -70,6 +70,7 @@ class FullAvFailsFastIT
             {
                 n++;
             }
+            assertEquals(1_000, n, "maxCount is reached exactly");
             assertEquals(n, av.count());
             refuseQuickly(av, n, "an AV at its maximum (" + n + " entries)");
         }
