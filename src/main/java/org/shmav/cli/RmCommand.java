@@ -35,8 +35,25 @@ final class RmCommand extends AvCommand implements Callable<Integer>
     {
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name);
-        final AvSnapshot s = AvSnapshot.read(name, file, dir.openReadOnly(name));
-        if (s.inUse() && !force)
+        AvSnapshot read;
+        String damage = null;
+        try
+        {
+            read = AvSnapshot.read(name, file, dir.openReadOnly(name));
+        }
+        catch (final CliException e)
+        {
+            if (!force)
+            {
+                throw new CliException(e.exitCode(), e.getMessage() + " ('shmav rm " + name + " --force' removes a " +
+                    "damaged AV whose header is a shmav AV's)");
+            }
+            // A damaged AV (truncated under its processes, say): --force removes it if its header is a shmav AV's.
+            read = null;
+            damage = e.getMessage();
+        }
+        final AvSnapshot s = read;
+        if (s != null && s.inUse() && !force)
         {
             throw new CliException(ExitCode.IN_USE, "AV '" + name + "' is open in live process(es)" +
                 (s.liveAttachers() > 0 ? " " + s.attachers().stream().filter(AvSnapshot.Attacher::alive)
@@ -61,13 +78,18 @@ final class RmCommand extends AvCommand implements Callable<Integer>
             m.put("av", name);
             m.put("file", file.toString());
             m.put("removed", true);
-            m.put("count", s.count());
-            m.put("forced", s.inUse());
+            m.put("count", s == null ? null : s.count());
+            m.put("forced", s == null || s.inUse());
+            if (damage != null)
+            {
+                m.put("damage", damage);
+            }
             out().println(Json.write(m));
         }
         else
         {
-            out().println("removed AV '" + name + "' (" + file + ", " + s.count() + " entries)");
+            out().println("removed AV '" + name + "' (" + file + (s == null ? "; it could not be read: " + damage
+                : ", " + s.count() + " entries") + ")");
         }
         return ExitCode.OK.code;
     }

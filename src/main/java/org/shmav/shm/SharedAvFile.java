@@ -343,16 +343,13 @@ public final class SharedAvFile
         final AvFileChannel ch = openChannel(file, name, false, "fi_av_unlink");
         try
         {
-            // The header decides whether it is a shmav AV; a file cut short of its segments still is one.
-            AvLayout.read(mapHeader(ch, file, name, true, "fi_av_unlink"), ch.channelFor(false).size());
+            // The header decides whether it is a shmav AV; a file cut short of its segments still is one
+            // (the length is not checked: that is how a truncated AV gets removed).
+            AvLayout.read(mapHeader(ch, file, name, true, "fi_av_unlink"), Long.MAX_VALUE);
         }
         catch (final AvLayout.LayoutException e)
         {
             throw invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV, so it was left alone: " + e.getMessage());
-        }
-        catch (final IOException e)
-        {
-            throw ioFailure("fi_av_unlink", name, file, e);
         }
         finally
         {

@@ -128,6 +128,24 @@ public final class ChildJvm implements AutoCloseable
         }
     }
 
+    /**
+     * Waits, at most {@code within}, until the child's output (stdout, then stderr) holds {@code text};
+     * fails the test with that output when the child exits first or the time runs out.
+     */
+    public void awaitOutput(final String text, final Duration within) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + within.toNanos();
+        while (!output().contains(text))
+        {
+            if (!isAlive() || System.nanoTime() - deadline > 0)
+            {
+                org.junit.jupiter.api.Assertions.fail((isAlive() ? "no '" + text + "' within " + within :
+                    "child exited before '" + text + "'") + ":\n" + output());
+            }
+            Thread.sleep(5);
+        }
+    }
+
     /** Everything the child wrote so far: its stdout, then its stderr. */
     public String output()
     {

@@ -1,6 +1,7 @@
 package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -80,6 +81,14 @@ class DamagedFileIT
             assertEio(victim::count);
             assertEio(() -> victim.findAddress(0));
             assertEquals(1, bystander.insert(new InetSocketAddress("10.3.0.1", 1)), "after the other JVM's entry");
+
+            // what the message says to do: shmav rm --force removes it although it cannot be read
+            final java.io.StringWriter rm = new java.io.StringWriter();
+            assertEquals(0, org.shmav.cli.ShmavCli.execute(new java.io.PrintWriter(rm), new java.io.PrintWriter(rm),
+                "--dir", dir.path().toString(), "rm", "victim", "--force"), rm::toString);
+            assertTrue(rm.toString().contains("removed AV 'victim'") && rm.toString().contains("could not be read"),
+                rm.toString());
+            assertFalse(java.nio.file.Files.exists(dir.path().resolve("victim")));
         }
     }
 

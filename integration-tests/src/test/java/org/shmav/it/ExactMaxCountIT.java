@@ -2,7 +2,6 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -77,7 +76,7 @@ class ExactMaxCountIT
              ChildJvm reader = ChildJvm.start(ExactMaxReader.class, work, dir.toString(), "exact", go.toString(),
                  Integer.toString(max)))
         {
-            awaitLine(reader, "READY capacity " + count);
+            reader.awaitOutput("READY capacity " + count, java.time.Duration.ofSeconds(60));
             final long start = System.nanoTime();
             for (int first = 0; first < max; first += BATCH)
             {
@@ -119,19 +118,6 @@ class ExactMaxCountIT
             final ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
             ch.read(b, AvFileDescriptor.SEGMENT_COUNT_OFFSET);
             return b.getInt(0);
-        }
-    }
-
-    private static void awaitLine(final ChildJvm child, final String line) throws Exception
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!child.output().contains(line))
-        {
-            if (!child.isAlive() || System.nanoTime() - deadline > 0)
-            {
-                fail("child never printed '" + line + "':\n" + child.output());
-            }
-            Thread.sleep(5);
         }
     }
 }

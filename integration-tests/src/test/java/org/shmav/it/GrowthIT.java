@@ -66,7 +66,7 @@ class GrowthIT
             }
             try (ChildJvm checker = ChildJvm.start(GrowthChecker.class, work, checkerArgs.toArray(new String[0])))
             {
-                awaitLine(checker, "READY capacity 4");
+                checker.awaitOutput("READY capacity 4", java.time.Duration.ofSeconds(60));
                 final List<ChildJvm> running = new ArrayList<>();
                 try
                 {
@@ -185,19 +185,6 @@ class GrowthIT
     {
         final java.util.regex.Matcher m = java.util.regex.Pattern.compile("count\\(\\) (\\d+) but (\\d+) distinct").matcher(output);
         return m.find() && Long.parseLong(m.group(1)) == Long.parseLong(m.group(2)) + 1;
-    }
-
-    private static void awaitLine(final ChildJvm child, final String line) throws Exception
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!child.output().contains(line))
-        {
-            if (!child.isAlive() || System.nanoTime() - deadline > 0)
-            {
-                fail("child never printed '" + line + "':\n" + child.output());
-            }
-            Thread.sleep(5);
-        }
     }
 
     private static void awaitStarted(final ChildJvm child, final Path log) throws Exception

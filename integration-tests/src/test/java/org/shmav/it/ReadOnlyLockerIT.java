@@ -72,7 +72,7 @@ class ReadOnlyLockerIT
                  "--clear-groups", "--"), cp, Map.of("HOME", "/"), HostileLocker.class, base.resolve("out"),
                  avs.toString(), "120"))
         {
-            awaitOutput(reader, "ro]");
+            reader.awaitOutput("ro]", WAIT);
             assertFalse(reader.stdout().contains(".shmav-lock.ro"), "a reader cannot open the lock file: " + reader.stdout());
             try (AddressVector owner = d.openAv(AvAttr.builder().name("ro").build()))
             {
@@ -104,7 +104,7 @@ class ReadOnlyLockerIT
         // A second writer dies holding its entry; the owner's writer recovers it.
         try (ChildJvm doomed = ChildJvm.start(StaleWriter.class, base.resolve("out"), avs.toString(), "doomed", "ro"))
         {
-            awaitOutput(doomed, "ready");
+            doomed.awaitOutput("ready", WAIT);
             doomed.kill();
         }
         final String gc = run(avs, "gc");
@@ -135,16 +135,5 @@ class ReadOnlyLockerIT
         final int code = ShmavCli.execute(new PrintWriter(out), new PrintWriter(out), all);
         assertEquals(0, code, out::toString);
         return out.toString();
-    }
-
-    private static void awaitOutput(final ChildJvm child, final String text) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!child.stdout().contains(text))
-        {
-            assertTrue(child.isAlive() && System.nanoTime() - deadline < 0, () -> "no '" + text + "' from child:\n" +
-                child.output());
-            Thread.sleep(20);
-        }
     }
 }

@@ -185,7 +185,7 @@ class ShmavCliIT
         {
             try (ChildJvm writer = ChildJvm.start(StaleWriter.class, logs.path(), dir.path().toString(), "stale", "shared"))
             {
-                awaitOutput(writer, "ready");
+                writer.awaitOutput("ready", WAIT);
                 writer.kill(); // SIGKILL: no close, no detach
             }
             final Result ls = shmav("ls");
@@ -321,17 +321,6 @@ class ShmavCliIT
     private Path addresses(final String lines) throws IOException
     {
         return Files.writeString(Files.createTempFile(logs.path(), "addresses-", ".txt"), lines);
-    }
-
-    private static void awaitOutput(final ChildJvm child, final String text) throws Exception
-    {
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!child.output().contains(text))
-        {
-            assertTrue(child.isAlive(), () -> "child exited early: " + child.output());
-            assertTrue(System.nanoTime() < deadline, () -> "no '" + text + "' within " + WAIT + ": " + child.output());
-            Thread.sleep(20);
-        }
     }
 
     private static void awaitText(final StringWriter out, final String text) throws InterruptedException

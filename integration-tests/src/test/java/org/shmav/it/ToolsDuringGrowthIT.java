@@ -135,7 +135,7 @@ class ToolsDuringGrowthIT
         try (ChildJvm toggler = ChildJvm.start(TailToggler.class, work, file.toString(), Long.toString(length[0]),
             Long.toString(length[1]), stop.toString()))
         {
-            awaitOutput(toggler, "STARTED");
+            toggler.awaitOutput("STARTED", WAIT);
             final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
             while (System.nanoTime() - end < 0 && failures.size() < 20)
             {
@@ -258,16 +258,5 @@ class ToolsDuringGrowthIT
         final StringWriter err = new StringWriter();
         final int code = ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
         return new Result(code, out.toString(), err.toString());
-    }
-
-    private static void awaitOutput(final ChildJvm child, final String text) throws Exception
-    {
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!child.output().contains(text))
-        {
-            assertTrue(child.isAlive(), () -> "child exited early: " + child.output());
-            assertTrue(System.nanoTime() < deadline, () -> "no '" + text + "' within " + WAIT + ": " + child.output());
-            Thread.sleep(20);
-        }
     }
 }
