@@ -190,10 +190,10 @@ class ShmLayoutChecklistTest
         assertTrue(seen.size() >= 15, "too few field names found: " + seen);
     }
 
-    /** Names the checklist quotes that are not fields: socket address members, libfabric and shmav calls. */
+    /** Names the checklist quotes that are not fields: socket address and stat members, libfabric, shmav and POSIX calls. */
     private static boolean isForeign(final String name)
     {
-        return name.startsWith("sin_") || name.startsWith("sin6_") || name.startsWith("fi_") ||
-            Set.of("insertAt").contains(name);
+        return name.startsWith("sin_") || name.startsWith("sin6_") || name.startsWith("fi_") || name.startsWith("st_") ||
+            Set.of("insertAt", "stat", "fstat", "fchmod", "fchown").contains(name);
     }
 }
