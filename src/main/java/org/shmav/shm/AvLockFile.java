@@ -84,73 +84,85 @@ public final class AvLockFile
     {
         final Path lock = of(avFile);
         final int mode = modeFor(toBits(avMode));
-        try
+        for (int attempt = 0; ; attempt++)
         {
-            for (int attempt = 0; ; attempt++)
+            try
             {
-                // A lock file nobody uses and whose AV is gone is stale: a fresh one leaves no descriptor of
-                // its past (opened while its mode was wider, say) able to lock. One in use is a racing
-                // creator's, or the AV's, published meanwhile: it is the one to use.
-                if (Files.exists(lock, LinkOption.NOFOLLOW_LINKS))
+                final AvFileChannel ch = attempt(avFile, lock, built, name, mode, m);
+                if (ch != null)
                 {
-                    try
-                    {
-                        deleteIfUnused(lock, avFile, false);
-                    }
-                    catch (final IOException e)
-                    {
-                        // another user's (a racing group creator's, in a sticky directory): judged below
-                    }
-                }
-                final Map<String, Object> a = create(lock, mode);
-                final Map<String, Object> mine = Files.readAttributes(built, "unix:uid,gid", LinkOption.NOFOLLOW_LINKS);
-                final boolean groupCreator = (mode & 060) == 060 && a.get("gid").equals(mine.get("gid")) &&
-                    ((Integer)a.get("mode") & 0777) == mode;
-                if (!groupCreator && (!a.get("uid").equals(mine.get("uid")) || !a.get("gid").equals(mine.get("gid"))))
-                {
-                    throw new FabricException("fi_av_open", FiErrno.EACCES, "cannot create named AV '" + name + "': its " +
-                        "lock file " + lock + " exists, belongs to uid=" + a.get("uid") + " gid=" + a.get("gid") +
-                        " and is in use: have its owner remove it ('shmav gc' removes it once unused)");
-                }
-                checkShape(lock, name, a);
-                final AvFileChannel ch = AvFileChannel.open(lock, true);
-                // A shared hold of the creator's byte (creators racing for the name may all hold it) until
-                // the AV is published keeps gc from removing the file as an orphan; gc holds every byte
-                // for a moment while it checks, so try for a while.
-                final long deadline = System.nanoTime() + 1_000_000_000L;
-                while (!ch.holdShared(AvFileDescriptor.CREATOR_LOCK_OFFSET))
-                {
-                    if (System.nanoTime() - deadline > 0)
-                    {
-                        ch.close();
-                        throw new FabricException("fi_av_open", FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
-                            name + "' stayed locked by another process for 1 s while this one created the AV: try again");
-                    }
-                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
-                }
-                final Map<String, Object> now = attributes(lock);
-                if (now.get("ino").equals(a.get("ino")) && now.get("dev").equals(a.get("dev")))
-                {
-                    m.putLong(AvFileDescriptor.LOCK_FILE_INODE_OFFSET, ((Number)a.get("ino")).longValue());
-                    m.putLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET, ((Number)a.get("dev")).longValue());
                     return ch;
                 }
-                ch.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
-                ch.close(); // removed by gc meanwhile, as an orphan: make it again
-                if (attempt == 3)
-                {
-                    throw broken(name, lock, "it keeps being removed while the AV is created");
-                }
+            }
+            catch (final NoSuchFileException e)
+            {
+                // removed meanwhile, as stale, by a creator racing this one: make it, or join its, again
+            }
+            catch (final IOException e)
+            {
+                throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
+            }
+            if (attempt == 5)
+            {
+                throw broken(name, lock, "it keeps being removed while the AV is created");
             }
         }
-        catch (final NoSuchFileException e)
+    }
+
+    /** One try of {@link #prepare}: the lock file held and recorded, or null when it was removed meanwhile. */
+    private static AvFileChannel attempt(final Path avFile, final Path lock, final Path built, final String name,
+        final int mode, final Memory m) throws IOException
+    {
+        // A lock file nobody uses and whose AV is gone is stale: a fresh one leaves no descriptor of its
+        // past (opened while its mode was wider, say) able to lock. One in use is a racing creator's, or
+        // the AV's, published meanwhile: it is the one to use.
+        if (Files.exists(lock, LinkOption.NOFOLLOW_LINKS))
         {
-            throw broken(name, lock, "it was removed while the AV was created");
+            try
+            {
+                deleteIfUnused(lock, avFile, false);
+            }
+            catch (final IOException e)
+            {
+                // another user's (a racing group creator's, in a sticky directory): judged below
+            }
         }
-        catch (final IOException e)
+        final Map<String, Object> a = create(lock, mode);
+        final Map<String, Object> mine = Files.readAttributes(built, "unix:uid,gid", LinkOption.NOFOLLOW_LINKS);
+        final boolean groupCreator = (mode & 060) == 060 && a.get("gid").equals(mine.get("gid")) &&
+            ((Integer)a.get("mode") & 0777) == mode;
+        if (!groupCreator && (!a.get("uid").equals(mine.get("uid")) || !a.get("gid").equals(mine.get("gid"))))
         {
-            throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
+            throw new FabricException("fi_av_open", FiErrno.EACCES, "cannot create named AV '" + name + "': its " +
+                "lock file " + lock + " exists, belongs to uid=" + a.get("uid") + " gid=" + a.get("gid") +
+                " and is in use: have its owner remove it ('shmav gc' removes it once unused)");
         }
+        checkShape(lock, name, a);
+        final AvFileChannel ch = AvFileChannel.open(lock, true);
+        // A shared hold of the creator's byte (creators racing for the name may all hold it) until the AV
+        // is published keeps gc from removing the file as an orphan; gc holds every byte for a moment
+        // while it checks, so try for a while.
+        final long deadline = System.nanoTime() + 1_000_000_000L;
+        while (!ch.holdShared(AvFileDescriptor.CREATOR_LOCK_OFFSET))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                ch.close();
+                throw new FabricException("fi_av_open", FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
+                    name + "' stayed locked by another process for 1 s while this one created the AV: try again");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        final Object now = Files.exists(lock, LinkOption.NOFOLLOW_LINKS) ? attributes(lock) : null;
+        if (now instanceof Map<?, ?> n && n.get("ino").equals(a.get("ino")) && n.get("dev").equals(a.get("dev")))
+        {
+            m.putLong(AvFileDescriptor.LOCK_FILE_INODE_OFFSET, ((Number)a.get("ino")).longValue());
+            m.putLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET, ((Number)a.get("dev")).longValue());
+            return ch;
+        }
+        ch.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
+        ch.close(); // removed meanwhile, as stale: make it again
+        return null;
     }
 
     /** Creates the lock file unless it exists (left by an AV of this name that is gone, or a racing creator's); its attributes. */
@@ -184,12 +196,12 @@ public final class AvLockFile
             try
             {
                 a = attributes(lock);
+                checkShape(lock, name, a);
             }
             catch (final NoSuchFileException e)
             {
                 throw broken(name, lock, "it is missing (removed by hand?)");
             }
-            checkShape(lock, name, a);
             if (((Number)a.get("ino")).longValue() != m.getLong(AvFileDescriptor.LOCK_FILE_INODE_OFFSET) ||
                 ((Number)a.get("dev")).longValue() != m.getLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET))
             {
@@ -349,7 +361,12 @@ public final class AvLockFile
     }
 
     private static void checkShape(final Path lock, final String name, final Map<String, Object> a)
+        throws NoSuchFileException
     {
+        if (!Files.exists(lock, LinkOption.NOFOLLOW_LINKS))
+        {
+            throw new NoSuchFileException(lock.toString());
+        }
         if (Files.isSymbolicLink(lock) || !Files.isRegularFile(lock, LinkOption.NOFOLLOW_LINKS))
         {
             throw broken(name, lock, "it is not a regular file");

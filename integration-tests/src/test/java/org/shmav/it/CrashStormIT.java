@@ -288,6 +288,14 @@ class CrashStormIT
                     {
                         problems.add("address " + StormAddress.hex(buf, 0) + " is in slots " + other + " and " + i);
                     }
+                    // The index misses no VALID slot (shm-layout.md, Index rebuilds): else a later insert of
+                    // this address would take a second slot, and its reverse lookup would fail for good.
+                    final long indexed = table.reverseLookup(buf, 0, StormAddress.LENGTH, -1L);
+                    if (indexed != i && other == null)
+                    {
+                        problems.add("slot " + i + " holds " + StormAddress.hex(buf, 0) + " but the index finds " +
+                            (indexed < 0 ? "nothing" : "slot " + indexed) + " for it");
+                    }
                 }
             }
             final Set<Long> fiAddrs = new java.util.HashSet<>();

@@ -234,6 +234,20 @@ class WriterLivenessIT
             assertEquals(entries[0], av.count(), "count() against the entries (" + view + ")");
             assertEquals(live[1], entries[1], "writer 1's entries (" + view + ")");
             assertEquals(live[2], entries[2], "writer 2's entries (" + view + ")");
+            // every entry is found through the index, at its own fi_addr (one slot per address)
+            final java.nio.ByteBuffer addr = java.nio.ByteBuffer.allocate(16);
+            for (long fi = 0; fi < CAPACITY; fi++)
+            {
+                try
+                {
+                    av.lookup(fi, addr.clear()); // absolute: addr stays [0, 16)
+                }
+                catch (final org.shmav.FabricException e)
+                {
+                    continue; // no entry there
+                }
+                assertEquals(fi, av.reverseLookup(addr), "reverse lookup of fi_addr " + fi + " (" + view + ")");
+            }
         }
     }
 
