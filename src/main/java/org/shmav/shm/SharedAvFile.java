@@ -178,7 +178,7 @@ public final class SharedAvFile
             Files.setPosixFilePermissions(tmp, mode); // the umask may have dropped the group bits
             commitPages(ch, layout.fileLength());
             final Memory header = new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
-            locks = AvLockFile.prepare(file, tmp, name, mode, header); // before the AV is published: every writer finds it
+            locks = AvLockFileCreator.prepare(file, tmp, name, mode, header); // before the AV is published: every writer finds it
             fill.accept(header);
             try
             {

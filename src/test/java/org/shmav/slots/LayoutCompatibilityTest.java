@@ -28,7 +28,7 @@ import org.shmav.FiErrno;
 import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
-import org.shmav.shm.AvLockFile;
+import org.shmav.shm.AvLockFileCreator;
 import org.shmav.shm.Memory;
 
 /**
@@ -63,7 +63,7 @@ class LayoutCompatibilityTest
         {
             ch.write(ByteBuffer.allocate(1), layout.fileLength() - 1);
             final Memory m = new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
-            final AvFileChannel locks = AvLockFile.prepare(file, file, name,
+            final AvFileChannel locks = AvLockFileCreator.prepare(file, file, name,
                 java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"), m);
             locks.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
             locks.close();
