@@ -61,13 +61,8 @@ final class AvAuthKeys
             }
             if (index == -FiErrno.EAGAIN)
             {
-                throw new FabricException("fi_av_insert_auth_key", FiErrno.EAGAIN, "another live process kept " +
-                    "inserting the same key past the deadline (frozen?); try again");
-            }
-            if (index == -FiErrno.EAGAIN)
-            {
-                throw new FabricException("fi_av_insert_auth_key", FiErrno.EAGAIN, "another live process kept " +
-                    "the auth-key lock past the deadline (frozen?); try again");
+                throw new FabricException("fi_av_insert_auth_key", FiErrno.EAGAIN, "another live process kept the " +
+                    "auth-key lock, or kept inserting the same key, past the deadline (frozen?); try again");
             }
             if (index < 0)
             {
