@@ -259,15 +259,7 @@ public final class JobFile implements AutoCloseable
         }
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
         {
-            final FileLock all;
-            try
-            {
-                all = ch.tryLock(SLOTS_START, Long.MAX_VALUE - SLOTS_START, false);
-            }
-            catch (final OverlappingFileLockException e)
-            {
-                return false;
-            }
+            final FileLock all = tryLockEveryParticipant(ch);
             if (all == null)
             {
                 return false;
@@ -321,7 +313,7 @@ public final class JobFile implements AutoCloseable
                     ch.lock(SLOTS_START + r, 1, true).release();
                 }
                 Thread.sleep(settleMillis);
-                final FileLock all = ch.tryLock(SLOTS_START, Long.MAX_VALUE - SLOTS_START, false);
+                final FileLock all = tryLockEveryParticipant(ch);
                 if (all == null)
                 {
                     continue; // a participant joined, or someone is probing: wait again
@@ -347,6 +339,19 @@ public final class JobFile implements AutoCloseable
         catch (final NoSuchFileException e)
         {
             return false;
+        }
+    }
+
+    /** The exclusive lock of every participant's byte, or null while anybody (this JVM included) holds one. */
+    private static FileLock tryLockEveryParticipant(final FileChannel ch) throws IOException
+    {
+        try
+        {
+            return ch.tryLock(SLOTS_START, Long.MAX_VALUE - SLOTS_START, false);
+        }
+        catch (final OverlappingFileLockException e)
+        {
+            return null;
         }
     }
 

@@ -66,8 +66,7 @@ class LauncherCleanupIT
         {
             LauncherJobsIT.awaitOutput(job, out -> LauncherJobsIT.count(out, " received '") == 4);
             final List<ProcessHandle> all = ProcessHandle.of(job.pid()).orElseThrow().descendants().toList();
-            final List<ProcessHandle> ranks = all.stream()
-                .filter(p -> p.info().commandLine().orElse("").contains(JobTagRank.class.getName())).toList();
+            final List<ProcessHandle> ranks = ranks(job);
             assertEquals(4, ranks.size(), () -> "the ranks among " + all.size() + " processes");
             ranks.forEach(ProcessHandle::destroyForcibly);
             job.waitFor(WAIT);
@@ -88,9 +87,7 @@ class LauncherCleanupIT
             final String keep = gc(dir);
             assertEquals(running, dir.names(), "gc leaves a running job alone: " + keep);
             assertTrue(keep.contains("kept      "), keep);
-            final ProcessHandle rank = ProcessHandle.of(job.pid()).orElseThrow().descendants()
-                .filter(p -> p.info().commandLine().orElse("").contains(JobTagRank.class.getName())).findFirst()
-                .orElseThrow();
+            final ProcessHandle rank = ranks(job).get(0);
             final List<ProcessHandle> all = ProcessHandle.of(job.pid()).orElseThrow().descendants().toList();
             rank.destroyForcibly();
             job.waitFor(WAIT); // the launcher stops the other ranks
@@ -119,6 +116,13 @@ class LauncherCleanupIT
                 report.contains("is over") && report.contains("removed   .shmav-job." + av), report);
             assertEquals(List.of(), dir.names(), report);
         }
+    }
+
+    /** The job's rank processes ({@link JobTagRank}) among the launcher's descendants. */
+    private static List<ProcessHandle> ranks(final ChildJvm job)
+    {
+        return ProcessHandle.of(job.pid()).orElseThrow().descendants()
+            .filter(p -> p.info().commandLine().orElse("").contains(JobTagRank.class.getName())).toList();
     }
 
     /** Waits (bounded) until every process in {@code processes} has exited: gc judges only the dead. */

@@ -79,6 +79,15 @@ class MpiLaunchersIT
         }
     }
 
+    /** Waits (at most 120 s) for the launcher to exit, asserts it exited with 0; its stdout. */
+    private static String succeeded(final ChildJvm run) throws InterruptedException
+    {
+        final int status = run.waitFor(Duration.ofSeconds(120));
+        final String out = run.stdout();
+        assertEquals(0, status, () -> out + run.stderr());
+        return out;
+    }
+
     private static final Pattern LISTENING = Pattern.compile("rank (\\d+) of 4 \\((.*)\\) listening on (\\S+), published at fi_addr (\\d+)");
 
     @ParameterizedTest
@@ -88,9 +97,7 @@ class MpiLaunchersIT
         try (TestDir dir = TestDir.inShm("mpi-ring-it-"); TestDir logs = TestDir.inTmp("mpi-ring-it-logs-");
              ChildJvm run = launch(launcher, dir.path(), logs.path(), RingDemo.class.getName()))
         {
-            final int status = run.waitFor(Duration.ofSeconds(120));
-            final String out = run.stdout();
-            assertEquals(0, status, () -> out + run.stderr());
+            final String out = succeeded(run);
             assertTrue(out.contains("token came back with value 4 after 4 hops: ring OK"), out);
             final Matcher m = LISTENING.matcher(out);
             int ranks = 0;
@@ -114,9 +121,7 @@ class MpiLaunchersIT
         try (TestDir dir = TestDir.inShm("mpi-peers-it-"); TestDir logs = TestDir.inTmp("mpi-peers-it-logs-");
              ChildJvm run = launch(launcher, dir.path(), logs.path(), PeerCheckRank.class.getName()))
         {
-            final int status = run.waitFor(Duration.ofSeconds(120));
-            final String out = run.stdout();
-            assertEquals(0, status, () -> out + run.stderr());
+            final String out = succeeded(run);
             final Matcher av = Pattern.compile("av=(\\S+)").matcher(out);
             assertTrue(av.find(), out);
             final String name = av.group(1);
@@ -142,9 +147,7 @@ class MpiLaunchersIT
         try (TestDir dir = TestDir.inShm("mpi-exit-it-"); TestDir logs = TestDir.inTmp("mpi-exit-it-logs-");
              ChildJvm run = launch(launcher, dir.path(), logs.path(), StaggeredExitRank.class.getName()))
         {
-            final int status = run.waitFor(Duration.ofSeconds(120));
-            final String out = run.stdout();
-            assertEquals(0, status, () -> out + run.stderr());
+            final String out = succeeded(run);
             for (int r = 0; r < 4; r++)
             {
                 assertTrue(out.contains("rank " + r + " exits"), () -> out + run.stderr());
