@@ -1,5 +1,5 @@
 /*
- * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 4.x).
+ * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 5.x).
  *
  * A named AV is one file (by default in /dev/shm) whose binary layout is documented in the
  * project's shm-layout.md and owned by org.shmav.shm.AvFileDescriptor, SlotDescriptor,
@@ -12,10 +12,15 @@
  * creation count by appending segments, and publishes each with a release store of the header's
  * segmentCount. A reader maps exactly the segments
  * published when it looked (its view; the file may be longer: a grower that died after reserving
- * left a tail nobody reads). Whenever it meets an index past its view, ends an iteration, or starts
- * a reverse lookup (whose hash must be the last segment's), it reads segmentCount again (acquire)
+ * left a tail nobody reads). Whenever it meets an index past its view, ends an iteration, or its
+ * reverse lookup meets an index area or a slot past its view, it reads segmentCount again (acquire)
  * and, if the AV grew, checks the header again for the new count and maps the file again
  * (shmav_av_follow). Segments never move, so every slot keeps its offset.
+ *
+ * The dedup index (layout 5): each segment holds two hash areas; the header's indexState names the
+ * one in use and, while writers migrate the index (a rebuild, or a move into a grown AV's new
+ * segment), its target. Writers never wait for each other or for a reader: a reverse lookup trusts a
+ * miss only if indexState did not change while it probed, and scans the slots after 3 failed tries.
  *
  * Layout 2 and later tell writers' liveness by record locks on their attacher entries; a reader
  * needs none of that. Like a Java FI_READ opener it holds a shared record lock on the readers' byte
@@ -74,7 +79,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
 
 #define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
-#define SHMAV_VERSION_MAJOR       4u
+#define SHMAV_VERSION_MAJOR       5u
 #define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
 /* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
@@ -115,7 +120,8 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_H_MAX_CAPACITY      144
 #define SHMAV_H_CHANGES           192
 #define SHMAV_H_ATTACHERS_HIGH_WATER 320
-#define SHMAV_H_HASH_EPOCH        384 /* epoch (high 32) | rebuilder + 1 (low 32, 0 when no rebuild runs) */
+#define SHMAV_H_INDEX_STATE       384 /* u64 indexState (layout 5): which hash area is the index, under which
+                                        stamp, and the migration running, if any; written only by CAS */
 #define SHMAV_H_SEGMENTS          512
 #define SHMAV_SEGMENT_ENTRY_LENGTH 16
 /* segment-table entry fields */
@@ -138,9 +144,27 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_SLOT_REMOVING         3
 #define SHMAV_SLOT_PAYLOAD_MASK     (0xffffffffULL << 4) /* references; the rest is state and generation */
 
-/* dedup hash buckets (DedupIndex) */
-#define SHMAV_BUCKET_EMPTY          0ULL
-#define SHMAV_BUCKET_TOMBSTONE      0xffffffffULL
+/* dedup index (DedupIndex, IndexWord; layout 5). Segment k's hash section holds SHMAV_HASH_AREAS
+ * areas of hashBuckets(k) u64 buckets each, area 1 right after area 0. */
+#define SHMAV_HASH_AREAS            2u
+/* indexState: stamp a of the active area (bits 27..0; the target's is a + 1) | active segment (32..28)
+ * | active area (33) | migrating (34) | target segment (39..35) | target area (40)
+ * | migrator's attacher index + 1 (57..41, 0: none) */
+#define SHMAV_STATE_SEGMENT_SHIFT   28
+#define SHMAV_STATE_AREA_SHIFT      33
+#define SHMAV_STATE_MIGRATING_SHIFT 34
+#define SHMAV_STATE_TARGET_SHIFT    35
+#define SHMAV_STATE_TARGET_AREA_SHIFT 40
+#define SHMAV_STATE_MIGRATOR_SHIFT  41
+#define SHMAV_STATE_MIGRATOR_MASK   0x1ffffULL
+/* bucket: stamp (63..36) | tag = hash >> 54 (35..26) | slot + 1 (25..0) */
+#define SHMAV_STAMP_MASK            ((1ULL << 28) - 1) /* stamps count modulo 2^28 */
+#define SHMAV_BUCKET_STAMP_SHIFT    36
+#define SHMAV_BUCKET_TAG_SHIFT      26
+#define SHMAV_BUCKET_TAG_MASK       0x3ffULL
+#define SHMAV_BUCKET_SLOT_MASK      0x3ffffffULL
+#define SHMAV_BUCKET_EMPTY          0ULL               /* never written in this area: EMPTY to every stamp */
+#define SHMAV_BUCKET_TOMBSTONE_SLOT SHMAV_BUCKET_SLOT_MASK /* the slot field of a TOMBSTONE */
 
 /* libfabric values */
 #define SHMAV_FI_SOCKADDR_IN        2
@@ -185,11 +209,12 @@ typedef struct shmav_av
     uint64_t slots_offset;     /* segment 0's slots */
     uint64_t map_offset;       /* segment 0's map_addr array */
     uint64_t base_length;      /* the header's fileLength: the file with segment 0 alone */
-    uint64_t hash_offset;      /* the hash in use: the last segment's */
-    uint64_t hash_buckets;     /* its buckets */
+    uint64_t hash_offset;      /* the last segment's hash section (its area 0); indexState names the area in use */
+    uint64_t hash_buckets;     /* buckets of each of its areas */
     uint64_t file_length;      /* end of the last segment of this view */
     uint64_t seg_slots[SHMAV_MAX_SEGMENTS]; /* segment table: file offset of segment k's slots */
-    uint64_t seg_hash[SHMAV_MAX_SEGMENTS];  /* and of its hash */
+    uint64_t seg_hash[SHMAV_MAX_SEGMENTS];  /* and of its hash section (area 0; area 1 follows it) */
+    uint64_t seg_buckets[SHMAV_MAX_SEGMENTS]; /* buckets of each of segment k's two hash areas */
     uint64_t slot_base[SHMAV_MAX_SEGMENTS]; /* seg_slots[k] - first(k) * slot_length, modulo 2^64 */
     uint64_t map_base[SHMAV_MAX_SEGMENTS];  /* segment k's map_addr offset - first(k) * 8, modulo 2^64 */
 } shmav_av;
@@ -364,8 +389,8 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     const uint32_t version = shmav__load32(base, SHMAV_H_VERSION, memory_order_acquire);
     if (version >> 16 != SHMAV_VERSION_MAJOR) /* also refuses 0: not ready */
     {
-        /* The same text as AvLayout.read. A 3.x file's last segment doubles where a 4.x one stops at
-         * maxCapacity, so their segment bounds differ: refused, as Java does. */
+        /* The same text as AvLayout.read. A 4.x file has one hash area per segment (5.x: two, so every
+         * later offset differs) and an index that 4.x writers rebuild in place: refused, as Java does. */
         return shmav__fail(err, errlen, EINVAL, "layout version %u.%u is not supported: app=%u.%u file=%u.%u%s",
             version >> 16, version & 0xffffu, SHMAV_VERSION_MAJOR, SHMAV_VERSION_MINOR, version >> 16,
             version & 0xffffu,
@@ -374,7 +399,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
                   "processes, remove the AV with 'shmav rm' and create it again)"
                 : " (written by a newer shmav: use that version in every process of the job)");
     }
-    /* Any minor version of major 4 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
+    /* Any minor version of major 5 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
     const uint32_t header_length = shmav__u32(base, SHMAV_H_HEADER_LENGTH);
     SHMAV__CHECK(header_length == SHMAV_HEADER_LENGTH, "headerLength", (int32_t)header_length);
     const uint32_t format = shmav__u32(base, SHMAV_H_ADDR_FORMAT);
@@ -414,9 +439,12 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
         shmav__align(auth_keys_offset + (uint64_t)auth_keys * auth_entry, SHMAV_SECTION_ALIGNMENT);
     const uint64_t map_offset = shmav__align(slots_offset + capacity * slot_length, SHMAV_SECTION_ALIGNMENT);
     const uint64_t first_hash = shmav__align(map_offset + capacity * 8, SHMAV_SECTION_ALIGNMENT);
-    const uint64_t base_length = shmav__align(first_hash + first_buckets * 8, SHMAV_SECTION_ALIGNMENT);
+    /* Each hash section holds two areas (layout 5): the index, and the one a migration copies it to. */
+    const uint64_t base_length =
+        shmav__align(first_hash + SHMAV_HASH_AREAS * first_buckets * 8, SHMAV_SECTION_ALIGNMENT);
     av->seg_slots[0] = slots_offset;
     av->seg_hash[0] = first_hash;
+    av->seg_buckets[0] = first_buckets;
     av->slot_base[0] = slots_offset;
     av->map_base[0] = map_offset;
     uint64_t end = base_length;
@@ -429,10 +457,12 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
         av->seg_slots[k] = end;
         av->seg_hash[k] = shmav__align(map + n * 8, SHMAV_SECTION_ALIGNMENT);
         buckets = shmav__hash_buckets_for(shmav__segment_end(capacity, log2g, max, k));
-        end = shmav__align(av->seg_hash[k] + buckets * 8, SHMAV_SECTION_ALIGNMENT);
+        av->seg_buckets[k] = buckets;
+        end = shmav__align(av->seg_hash[k] + SHMAV_HASH_AREAS * buckets * 8, SHMAV_SECTION_ALIGNMENT);
         av->slot_base[k] = av->seg_slots[k] - first * slot_length;
         av->map_base[k] = map - first * 8;
     }
+    /* Also keeps the capacity below 2^25 slots, well under the 2^26 - 1 a bucket's slot field can name. */
     SHMAV__CHECK(end <= SHMAV_MAX_FILE_LENGTH, "segmentCount", (int32_t)segments);
 
     const uint32_t stored_addr_len = shmav__u32(base, SHMAV_H_ADDR_LEN);
@@ -915,7 +945,7 @@ static inline uint64_t shmav__mix(uint64_t h, uint64_t v)
 /**
  * DedupIndex.hash (shm-layout.md, HASH): 8-byte little-endian chunks of the address (the last one
  * zero-padded) and then the auth-key handle, mixed by multiply and xor-shift. Bucket = hash mod
- * buckets, tag = high 32 bits.
+ * buckets, tag = high 10 bits (layout 5).
  */
 static inline uint64_t shmav__hash(const unsigned char *a, uint32_t len, uint64_t auth_key)
 {
@@ -969,43 +999,103 @@ static inline int shmav__valid_with_key(const shmav_av *av, uint64_t index, cons
     return ((s ^ after) & ~SHMAV_SLOT_PAYLOAD_MASK) == 0;
 }
 
-/** DedupIndex.probe of this view's hash (the last segment's): the slot holding the key, or UINT64_MAX. */
-static inline uint64_t shmav__probe(const shmav_av *av, const unsigned char *a, uint32_t len, uint64_t auth_key)
+/* indexState fields (IndexWord). */
+static inline uint32_t shmav__state_segment(uint64_t state)
 {
-    const uint64_t hash = shmav__hash(a, len, auth_key);
-    const uint64_t mask = av->hash_buckets - 1;
-    const uint32_t tag = (uint32_t)(hash >> 32);
+    return (uint32_t)(state >> SHMAV_STATE_SEGMENT_SHIFT) & 0x1f;
+}
+
+static inline uint32_t shmav__state_area(uint64_t state)
+{
+    return (uint32_t)(state >> SHMAV_STATE_AREA_SHIFT) & 1;
+}
+
+static inline int shmav__state_migrating(uint64_t state)
+{
+    return (int)(state >> SHMAV_STATE_MIGRATING_SHIFT) & 1;
+}
+
+static inline uint32_t shmav__state_target(uint64_t state)
+{
+    return (uint32_t)(state >> SHMAV_STATE_TARGET_SHIFT) & 0x1f;
+}
+
+/** True when stamp x is older than stamp c: (c - x) mod 2^28 in [1, 2^27). */
+static inline int shmav__stamp_older(uint64_t x, uint64_t c)
+{
+    const uint64_t d = (c - x) & SHMAV_STAMP_MASK;
+    return d != 0 && d < (1ULL << 27);
+}
+
+/* What shmav__probe returns besides a slot (slots are below 2^26). */
+#define SHMAV__MISS    UINT64_MAX       /* an EMPTY bucket first: the key is not indexed */
+#define SHMAV__RESTATE (UINT64_MAX - 1) /* a stamp newer than ours: the area was reused, indexState moved on */
+#define SHMAV__STALE   (UINT64_MAX - 2) /* an entry of the key's tag, or an area, past this view */
+#define SHMAV__LOOKUP_TRIES 3           /* probes of a moving index before the slots are scanned instead */
+
+/**
+ * DedupIndex.probe: the active area of indexState {@code state} (whose segment is in this view), walked
+ * with its stamp a from the key's first bucket. To stamp a a bucket is EMPTY when it is 0, when its
+ * stamp is older (left from an earlier use of the area) or when it is a's with slot field 0. Returns
+ * the slot holding the key, or SHMAV__MISS, SHMAV__RESTATE, SHMAV__STALE.
+ */
+static inline uint64_t shmav__probe(const shmav_av *av, uint64_t state, uint64_t hash, const unsigned char *a,
+    uint32_t len, uint64_t auth_key)
+{
+    const uint32_t k = shmav__state_segment(state);
+    const uint64_t mask = av->seg_buckets[k] - 1;
+    const uint64_t area = av->seg_hash[k] + (uint64_t)shmav__state_area(state) * 8 * av->seg_buckets[k];
+    const uint64_t stamp = state & SHMAV_STAMP_MASK;
+    const uint64_t tag = hash >> 54;
     uint64_t bucket = hash & mask;
     for (uint64_t probes = 0; probes <= mask; probes++, bucket = (bucket + 1) & mask)
     {
-        const uint64_t w = shmav__load64(av->base, av->hash_offset + 8 * bucket, memory_order_acquire);
-        if (w == SHMAV_BUCKET_EMPTY)
+        const uint64_t v = shmav__load64(av->base, area + 8 * bucket, memory_order_acquire);
+        if (v == SHMAV_BUCKET_EMPTY)
         {
-            return UINT64_MAX;
+            return SHMAV__MISS;
         }
-        if (w == SHMAV_BUCKET_TOMBSTONE || (uint32_t)(w >> 32) != tag || (w & 0xffffffffULL) == 0)
+        const uint64_t v_stamp = v >> SHMAV_BUCKET_STAMP_SHIFT;
+        if (v_stamp != stamp)
+        {
+            /* Older: EMPTY to us. Newer (or exactly half the stamp range away, neither): our state is out of date. */
+            return shmav__stamp_older(v_stamp, stamp) ? SHMAV__MISS : SHMAV__RESTATE;
+        }
+        const uint64_t field = v & SHMAV_BUCKET_SLOT_MASK;
+        if (field == 0)
+        {
+            return SHMAV__MISS;
+        }
+        if (field == SHMAV_BUCKET_TOMBSTONE_SLOT || ((v >> SHMAV_BUCKET_TAG_SHIFT) & SHMAV_BUCKET_TAG_MASK) != tag)
         {
             continue;
         }
-        const uint64_t slot = (w & 0xffffffffULL) - 1;
-        if (slot < av->capacity && shmav__valid_with_key(av, slot, a, len, auth_key))
+        const uint64_t slot = field - 1;
+        if (slot >= av->capacity)
+        {
+            /* The key may be this slot, which only a newer view maps: an AV grown since this view. */
+            return SHMAV__STALE;
+        }
+        if (shmav__valid_with_key(av, slot, a, len, auth_key))
         {
             return slot;
         }
     }
-    return UINT64_MAX;
+    return SHMAV__MISS;
 }
 
 /**
  * Reverse lookup (shmav's AddressVector.reverseLookup, beyond libfabric): sets *fi_addr to the
  * fi_addr of the entry holding addr, or FI_ADDR_NOTAVAIL when none does. addr is the format's
  * sockaddr (addrlen at least its length; the rest is ignored) or, for FI_ADDR_STR, a string whose NUL
- * lies within addrlen bytes and the first 128. Lock-free, like DedupIndex.reverseLookup: hash epoch
- * (acquire), then segmentCount (a view that is not the AV's follows first: the hash in use is the
- * last segment's); probe; acquire fence; a miss is trusted only if no index rebuild or growth started
- * meanwhile (the epoch is unchanged), else every slot of the view is scanned, and a scan that finds
- * nothing while the AV grew follows it and starts again. Returns 0, or -EIO when the AV grew and its
- * new segments could not be followed (shmav_av_follow says why).
+ * lies within addrlen bytes and the first 128. Lock-free, like DedupIndex.reverseLookup (shm-layout.md,
+ * Readers): up to 3 times, indexState (acquire); an area it names past this view (or a slot past it
+ * in the probe) follows the AV's growth and starts again on the new view; probe the active area; a
+ * hit (checked like a lookup) is returned; a miss is trusted only if indexState, after an acquire
+ * fence, is unchanged (no migration started, ended or reused an area meanwhile). After 3 tries every
+ * slot of the view is scanned, and a scan that finds nothing while the AV grew follows it and starts
+ * again. Returns 0, or -EIO when the AV grew and its new segments could not be followed
+ * (shmav_av_follow says why).
  */
 static inline int shmav_av_reverse_lookup(shmav_av *av, const void *addr, size_t addrlen, uint64_t *fi_addr)
 {
@@ -1027,30 +1117,44 @@ static inline int shmav_av_reverse_lookup(shmav_av *av, const void *addr, size_t
         return 0;
     }
     const uint64_t no_auth_key = UINT64_MAX; /* -1: bound to no auth key */
+    const uint64_t hash = shmav__hash(a, len, no_auth_key);
     for (;;)
     {
-        const uint64_t epoch = shmav__load64(av->base, SHMAV_H_HASH_EPOCH, memory_order_acquire);
-        const int grew = shmav_av_follow(av, NULL, 0); /* segmentCount, read after the epoch */
-        if (grew < 0)
+        for (int tries = 0; tries < SHMAV__LOOKUP_TRIES;)
         {
-            return -EIO;
-        }
-        if (grew > 0)
-        {
-            continue; /* a new view: read the epoch again before trusting its hash */
-        }
-        if ((epoch & 0xffffffffULL) == 0)
-        {
-            const uint64_t slot = shmav__probe(av, a, len, no_auth_key);
-            atomic_thread_fence(memory_order_acquire); /* the probe's reads before the epoch's second read */
-            if (slot != UINT64_MAX ||
-                shmav__load64(av->base, SHMAV_H_HASH_EPOCH, memory_order_relaxed) == epoch)
+            /* Acquire: pairs with the CAS that set it, so a grower's segmentCount before it is seen below. */
+            const uint64_t state = shmav__load64(av->base, SHMAV_H_INDEX_STATE, memory_order_acquire);
+            uint64_t slot = SHMAV__STALE;
+            if (shmav__state_segment(state) < av->segments &&
+                (!shmav__state_migrating(state) || shmav__state_target(state) < av->segments))
             {
-                *fi_addr = slot == UINT64_MAX ? SHMAV_FI_ADDR_NOTAVAIL : shmav_av_fi_addr(av, slot);
-                return 0;
+                slot = shmav__probe(av, state, hash, a, len, no_auth_key);
+                if (slot < SHMAV__STALE)
+                {
+                    *fi_addr = shmav_av_fi_addr(av, slot);
+                    return 0;
+                }
             }
+            if (slot == SHMAV__STALE)
+            {
+                const int grew = shmav_av_follow(av, NULL, 0);
+                if (grew < 0)
+                {
+                    return -EIO;
+                }
+                /* A new view: start over on it. None: the index names what the AV never published (a
+                 * damaged word): a failed try, never an area or slot outside the mapping. */
+                tries = grew > 0 ? 0 : tries + 1;
+                continue;
+            }
+            atomic_thread_fence(memory_order_acquire); /* the probe's reads before indexState's second read */
+            if (slot == SHMAV__MISS && shmav__load64(av->base, SHMAV_H_INDEX_STATE, memory_order_relaxed) == state)
+            {
+                return 0; /* the area was the index, under stamp a, throughout the probe */
+            }
+            tries++; /* restamped or moved meanwhile: the probe may have missed a present key */
         }
-        /* A rebuild (or growth) ran or runs: the hash may miss a present key. Scan every slot of the view. */
+        /* The index kept moving: scan every slot of the view. */
         for (uint64_t slot = 0; slot < av->capacity; slot++)
         {
             if (shmav__valid_with_key(av, slot, a, len, no_auth_key))
@@ -1059,11 +1163,12 @@ static inline int shmav_av_reverse_lookup(shmav_av *av, const void *addr, size_t
                 return 0;
             }
         }
-        if (shmav__load32(av->base, SHMAV_H_SEGMENT_COUNT, memory_order_acquire) == av->segments)
+        const int grew = shmav_av_follow(av, NULL, 0);
+        if (grew <= 0)
         {
-            return 0; /* not in the AV */
+            return grew < 0 ? -EIO : 0; /* not in the AV, or its growth could not be followed */
         }
-        /* It grew meanwhile: the key may be in a new segment. Follow (at the top) and look again. */
+        /* It grew meanwhile: the key may be in a new segment. Look again on the new view. */
     }
 }
 

@@ -156,7 +156,7 @@ class ErrorInsideOperationTest
         }
     }
 
-    /** What the file shows held by a live process: CLAIMED or REMOVING slots, phases, a rebuild mark, a lock; "" when nothing. */
+    /** What the file shows held by a live process: CLAIMED or REMOVING slots, phase hints, a lock; "" when nothing. */
     private String heldByAnyone()
     {
         final Region r = ToolAccess.openReadOnly(dir.resolve("errors"));
@@ -177,10 +177,6 @@ class ErrorInsideOperationTest
                 {
                     held.append(" phase of attacher ").append(a);
                 }
-            }
-            if ((r.memory().getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) != 0)
-            {
-                held.append(" rebuild mark");
             }
             return held.toString();
         }
@@ -211,7 +207,7 @@ class ErrorInsideOperationTest
         return all;
     }
 
-    /** No slot CLAIMED or REMOVING and no rebuild marked: read from the file as a tool would. */
+    /** No slot CLAIMED or REMOVING: read from the file as a tool would. */
     private void assertNothingHeld()
     {
         final Region r = ToolAccess.openReadOnly(dir.resolve("errors"));
@@ -227,8 +223,6 @@ class ErrorInsideOperationTest
                 }
             }
             assertTrue(held.isEmpty(), "slots left held by a live process: " + held);
-            assertEquals(0, r.memory().getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL,
-                "no index rebuild left marked");
         }
         finally
         {

@@ -67,32 +67,32 @@ class NamedAvLimitsTest
         assertRefused(4, (1L << 28) + 1, "maxCount=268435457 must be 0 (the default, 4194304) or 1..268435456");
     }
 
-    /** A growing AV's file holds every segment's hash: 2^24 is the largest a count of 4 reaches in 2^31 - 1 bytes. */
+    /** A growing AV's file holds every segment's two hash areas: 14,911,168 is the largest a count of 4 reaches in 2^31 - 1 bytes. */
     @Test
     void shouldRefuseAMaxCountWhoseFileCouldNeverBeMappedNamingTheLargest() throws IOException
     {
-        assertRefused(4, 20_000_000, "at most 16777216 for count=4 (FI_SOCKADDR_IN)");
-        assertRefused(4, 16_777_217, "needs a 2281844736-byte file once full");
-        try (AddressVector av = open(4, 16_777_216))
+        assertRefused(4, 20_000_000, "at most 14911168 for count=4 (FI_SOCKADDR_IN)");
+        assertRefused(4, 14_911_169, "once full, more than the 2147483647 bytes");
+        try (AddressVector av = open(4, 14_911_168))
         {
-            assertEquals(16_777_216, av.attr().maxCount(), "the largest is accepted");
+            assertEquals(14_911_168, av.attr().maxCount(), "the largest is accepted");
         }
     }
 
     @Test
     void shouldRefuseACountWhoseFileCouldNeverBeMappedNamingTheLargest() throws IOException
     {
-        assertRefused(30_000_000, 0, "at most 22368576 entries of FI_SOCKADDR_IN");
-        assertRefused(22_368_577, 22_368_577, "more than the 2147483647 bytes a named AV's file may have");
+        assertRefused(30_000_000, 0, "at most 16777216 entries of FI_SOCKADDR_IN");
+        assertRefused(16_777_217, 16_777_217, "more than the 2147483647 bytes a named AV's file may have");
         try (Domain strings = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.ADDR_STR).shmDirectory(shm.dir())
             .build()))
         {
             final FabricException e = assertErrno(FiErrno.EINVAL,
-                () -> strings.openAv(AvAttr.builder().name("s").count(9_394_859).build()).close());
-            assertTrue(e.getMessage().contains("at most 9394858 entries of FI_ADDR_STR"), e.getMessage());
+                () -> strings.openAv(AvAttr.builder().name("s").count(8_388_609).build()).close());
+            assertTrue(e.getMessage().contains("at most 8388608 entries of FI_ADDR_STR"), e.getMessage());
             final FabricException max = assertErrno(FiErrno.EINVAL,
                 () -> strings.openAv(AvAttr.builder().name("s").count(4).maxCount(9_000_000).build()).close());
-            assertTrue(max.getMessage().contains("at most 8388608 for count=4 (FI_ADDR_STR)"), max.getMessage());
+            assertTrue(max.getMessage().contains("at most 8052394 for count=4 (FI_ADDR_STR)"), max.getMessage());
         }
     }
 }

@@ -475,7 +475,7 @@ public final class AddressVectorImpl implements AddressVector
             return faults.guarded("shmav_av_recover", () ->
             {
                 final Region r = regions.follow("shmav_av_recover");
-                return r.table().recoverDead() + (r.table().finishAbandonedRebuild(r.writer()) ? 1 : 0);
+                return r.table().recoverDead() + (r.table().finishOrphanedMigration(r.writer()) ? 1 : 0);
             });
         }
         finally

@@ -146,11 +146,10 @@ final class AvEntryUpdates
             final long index = av.indexOf(fiAddr);
             result = index < 0 ? -FiErrno.EINVAL : setEntryUserId(index, userId);
         }
-        if (result == -FiErrno.EAGAIN || result == -FiErrno.EOVERFLOW)
+        if (result == -FiErrno.EOVERFLOW)
         {
-            throw new FabricException("fi_av_set_user_id", -result, result == -FiErrno.EAGAIN
-                ? "an index rebuild by another live process kept going past the deadline; try again"
-                : "the entry holds every reference it can; remove it once first");
+            throw new FabricException("fi_av_set_user_id", FiErrno.EOVERFLOW,
+                "the entry holds every reference it can; remove it once first");
         }
         if (result != 0)
         {

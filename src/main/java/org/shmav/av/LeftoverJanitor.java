@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Gives back, promptly, what a named AV's writer handle was left holding by an operation that an Error
  * cut short where no handler could run (a StackOverflowError in the give-back in a {@code catch}, or in
- * a {@code finally}): a claimed slot, a removal, its phase, the growth or auth-key lock. The handle's
+ * a {@code finally}): a claimed slot, a removal, the growth or auth-key lock. The handle's
  * own next operation gives them back too, but that call may never come (the thread that met the Error
  * was often the handle's only user), and other processes would wait on them meanwhile.
  *

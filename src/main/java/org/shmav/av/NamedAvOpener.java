@@ -130,7 +130,7 @@ final class NamedAvOpener
         if (region.writer() != null)
         {
             region.table().recoverDead();
-            region.table().finishAbandonedRebuild(region.writer());
+            region.table().finishOrphanedMigration(region.writer());
         }
         // the AV as the file has it; rx_ctx_bits, FI_READ and FI_EVENT stay the opener's (each applies its own)
         final long fileFlags = region.memory().getLong(AvFileDescriptor.AV_FLAGS_OFFSET) & (Fi.AV_USER_ID | Fi.SYMMETRIC);

@@ -14,6 +14,7 @@ import org.shmav.Addresses;
 import org.shmav.AvType;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.slots.Region;
 import org.shmav.shm.SlotDescriptor;
@@ -113,6 +114,12 @@ final class AvHexDump
             (hint & 0xFFFF_FFFFL))));
         block(null, List.of(new Field(ATTACHERS_HIGH_WATER_OFFSET, 8, "attachersHighWater " +
             m.getLong(ATTACHERS_HIGH_WATER_OFFSET))));
+        final long state = m.getLong(INDEX_STATE_OFFSET);
+        block(null, List.of(new Field(INDEX_STATE_OFFSET, 8, "indexState: segment " + IndexWord.activeSegment(state) +
+            " area " + IndexWord.activeArea(state) + " stamp " + IndexWord.stamp(state) + (IndexWord.migrating(state)
+                ? ", migrating to segment " + IndexWord.targetSegment(state) + " area " + IndexWord.targetArea(state) +
+                    " by attacher " + IndexWord.migrator(state)
+                : ""))));
         block(null, List.of(new Field(FREE_GROUPS_OFFSET, 8, "free-group marks (first word): " + markedGroups() +
             " groups of " + (1L << layout.freeGroupShift()) + " slots marked as maybe holding a FREE slot")));
         for (int k = 0; k < layout.segments(); k++)

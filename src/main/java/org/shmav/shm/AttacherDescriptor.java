@@ -9,7 +9,7 @@ package org.shmav.shm;
  *  16 | pid, in the owner's pid namespace (for people and tools only)                              |
  *  24 | start time of the owner, milliseconds since the epoch (for people and tools only)          |
  *  32 | attached at, milliseconds since the epoch                                                  |
- *  40 | phase: 1 while the owner is inside an insert (probing or changing the hash), else 0         |
+ *  40 | phase: 1 while the owner is inside an insert or removal, else 0 (a hint, layout 5)          |
  *  48 | published: new entries this entry's owners published (cumulative; only the owner writes it)  |
  *  56 | removed: last references this entry's owners removed (cumulative; the owner or its recoverer) |
  *      entries are 64 bytes, so that what one writer writes never shares a cache line with another's |
@@ -45,7 +45,7 @@ public final class AttacherDescriptor
     public static final int START_MILLIS_OFFSET = 24;
     /** u64: when the entry was taken, in milliseconds. */
     public static final int ATTACHED_MILLIS_OFFSET = 32;
-    /** u64: 1 while the owner reads or writes the hash (a rebuild waits for it), else 0. */
+    /** u64: 1 while the owner is inside an insert or removal, else 0: a hint (nobody waits on it for safety). */
     public static final int PHASE_OFFSET = 40;
     /**
      * u64: new entries published by the owners of this entry, summed over every owner it had: the AV's

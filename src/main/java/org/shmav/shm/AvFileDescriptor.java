@@ -50,7 +50,7 @@ package org.shmav.shm;
  *  192 |                      reserved (was changes, layout 2)              |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
- *  384 |        hashEpoch: epoch (high 32) | rebuilder + 1 (low 32)         |
+ *  384 |   indexState (layout 5): active/target hash area, stamp, migrator  |
  *  448 |                       hashUsedBase                                 |
  *  512 | segment table: {@value #MAX_SEGMENTS} entries of {@value #SEGMENT_ENTRY_LENGTH} bytes |
  * 1024 | free-group marks: {@value #FREE_GROUPS} bits, u64[256]                       |
@@ -73,7 +73,7 @@ public final class AvFileDescriptor
     /** "shmav-av" in ASCII, read as a little-endian u64. */
     public static final long MAGIC = 0x76612d76616d6873L;
     /** Layout major version: a file of another major version is refused. */
-    public static final int VERSION_MAJOR = 4;
+    public static final int VERSION_MAJOR = 5;
     /** Layout minor version: additions that older readers may ignore. */
     public static final int VERSION_MINOR = 0;
     /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */
@@ -150,12 +150,15 @@ public final class AvFileDescriptor
     public static final int FREE_HINT_OFFSET = 256;
     /** u64: number of attacher entries ever taken; readers sum journals below it. */
     public static final int ATTACHERS_HIGH_WATER_OFFSET = 320;
-    /** u64: hash epoch (high 32) and, while the hash is being rebuilt, the rebuilder's attacher index + 1 (low 32). */
-    public static final int HASH_EPOCH_OFFSET = 384;
+    /**
+     * u64, layout 5: which hash area holds the index, under which stamp, and the migration running, if
+     * any ({@link IndexWord}). Changed only by CAS, after the creator's {@link IndexWord#INITIAL_STATE}.
+     */
+    public static final int INDEX_STATE_OFFSET = 384;
     /**
      * i64: {@code hashUsedBase} plus the attachers' {@code published} counters is about the buckets not
-     * EMPTY: a rebuild (or growth) sets it to the entries it indexed less the counters' sum then; a
-     * rebuild starts when the sum passes 3/4 of the buckets. Written only with the rebuild mark held.
+     * EMPTY: the writer whose CAS ends a migration sets it to the entries it copied less the counters'
+     * sum then; a migration to the other area starts when the sum passes 3/4 of the buckets.
      */
     public static final int HASH_USED_BASE_OFFSET = 448;
     /** Start of the segment table. */

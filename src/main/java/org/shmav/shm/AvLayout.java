@@ -17,11 +17,18 @@ import org.shmav.FiErrno;
  * [end(k-1), end(k)) with end(k) = min(G 2^k, M): the capacity doubles with each growth until the last
  * segment, which stops at M exactly, and an index past c0 finds its segment with one shift and a
  * leading-zero count (the last segment is the doubling one cut short, so the rule holds for it too).
- * Each segment is its slots, its map_addr array and a hash sized for the capacity it brings the AV to,
- * appended at the end of the file. The hash in use is the last segment's.
+ * Each segment is its slots, its map_addr array and two hash areas sized for the capacity it brings the
+ * AV to, appended at the end of the file. The header's {@code indexState} names the area in use
+ * ({@link IndexWord}).
  */
 public final class AvLayout
 {
+    /**
+     * Hash areas per segment (layout 5): the index is in one of them, and a migration copies it to the
+     * other, or to a grown AV's new segment, without stopping writers (org.shmav.slots.IndexMigration).
+     */
+    public static final int HASH_AREAS = 2;
+
     private final AddrFormat addrFormat;
     private final AvType avType;
     private final int addrLen;
@@ -45,6 +52,7 @@ public final class AvLayout
     /** Per segment: file offset of its slots and of its hash; slot and map_addr offsets less first * size. */
     private final long[] segmentSlots;
     private final long[] segmentHashes;
+    private final long[] segmentBuckets;
     private final long[] slotBase;
     private final long[] mapBase;
 
@@ -68,13 +76,15 @@ public final class AvLayout
         this.slotsOffset = align(authKeysOffset + (long)authKeysCapacity * authKeyEntryLength(authKeySize), SECTION_ALIGNMENT);
         this.mapOffset = align(slotsOffset + firstCapacity * slotLength, SECTION_ALIGNMENT);
         final long firstHash = align(mapOffset + firstCapacity * Long.BYTES, SECTION_ALIGNMENT);
-        this.baseLength = align(firstHash + firstBuckets * Long.BYTES, SECTION_ALIGNMENT);
+        this.baseLength = align(firstHash + HASH_AREAS * firstBuckets * Long.BYTES, SECTION_ALIGNMENT);
         this.segmentSlots = new long[segments];
         this.segmentHashes = new long[segments];
+        this.segmentBuckets = new long[segments];
         this.slotBase = new long[segments];
         this.mapBase = new long[segments];
         segmentSlots[0] = slotsOffset;
         segmentHashes[0] = firstHash;
+        segmentBuckets[0] = firstBuckets;
         slotBase[0] = slotsOffset;
         mapBase[0] = mapOffset;
         long end = baseLength;
@@ -87,7 +97,8 @@ public final class AvLayout
             final long map = align(end + n * slotLength, SECTION_ALIGNMENT);
             segmentHashes[k] = align(map + n * Long.BYTES, SECTION_ALIGNMENT);
             buckets = hashBucketsFor(segmentEnd(k));
-            end = align(segmentHashes[k] + buckets * Long.BYTES, SECTION_ALIGNMENT);
+            segmentBuckets[k] = buckets;
+            end = align(segmentHashes[k] + HASH_AREAS * buckets * Long.BYTES, SECTION_ALIGNMENT);
             slotBase[k] = segmentSlots[k] - first * slotLength;
             mapBase[k] = map - first * Long.BYTES;
         }
@@ -232,6 +243,7 @@ public final class AvLayout
         m.putLong(HASH_OFFSET_OFFSET, segmentHashes[0]);
         m.putLong(HASH_BUCKETS_OFFSET, hashBucketsFor(firstCapacity));
         m.putInt(SEGMENT_COUNT_OFFSET, 1);
+        m.putLong(INDEX_STATE_OFFSET, IndexWord.INITIAL_STATE);
         m.putLong(CREATED_MILLIS_OFFSET, System.currentTimeMillis());
         m.putLong(MAX_CAPACITY_OFFSET, maxCapacity);
         writeSegmentEntry(m, 0);
@@ -298,6 +310,8 @@ public final class AvLayout
         check(capacity > 0 && capacity <= MAX_CAPACITY, "capacity", capacity);
         final long max = m.getLong(MAX_CAPACITY_OFFSET);
         check(max >= capacity && max <= MAX_CAPACITY, "maxCapacity", max);
+        check(IndexWord.malformed(m.getLongVolatile(INDEX_STATE_OFFSET)) == false, "indexState",
+            m.getLongVolatile(INDEX_STATE_OFFSET));
         final int attachersCapacity = m.getInt(ATTACHERS_CAPACITY_OFFSET);
         check(attachersCapacity > 0 && attachersCapacity <= 1 << 16, "attachersCapacity", attachersCapacity);
         final int authKeySize = m.getInt(AUTH_KEY_SIZE_OFFSET);
@@ -370,10 +384,16 @@ public final class AvLayout
         return (int)(mapBase[segmentOf(index)] + index * Long.BYTES);
     }
 
-    /** Offset of bucket {@code bucket} of the hash in use (the last segment's). */
-    public int bucket(final long bucket)
+    /** File offset of hash area {@code area} (0 or 1) of segment {@code k}: its bucket b is 8 b further. */
+    public long hashArea(final int k, final int area)
     {
-        return (int)(hashOffset + bucket * Long.BYTES);
+        return segmentHashes[k] + area * segmentBuckets[k] * Long.BYTES;
+    }
+
+    /** Buckets of each hash area of segment {@code k}: a power of two. */
+    public long hashBuckets(final int k)
+    {
+        return segmentBuckets[k];
     }
 
     /** Offset of attacher entry {@code index}. */
@@ -469,13 +489,13 @@ public final class AvLayout
         return mapOffset;
     }
 
-    /** The hash in use: the last segment's. */
+    /** The last segment's hash section (area 0). */
     public long hashOffset()
     {
         return hashOffset;
     }
 
-    /** Buckets of the hash in use. */
+    /** Buckets of each of the last segment's hash areas. */
     public long hashBuckets()
     {
         return hashBuckets;

@@ -1,5 +1,6 @@
 package org.shmav.slots;
 
+import static org.shmav.shm.IndexWord.*;
 import static org.shmav.shm.SlotDescriptor.*;
 
 import java.lang.invoke.VarHandle;
@@ -8,37 +9,46 @@ import java.nio.ByteOrder;
 
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 
 /**
  * The dedup index: an open-addressing hash of (address, auth-key handle) to the slot holding it, used
- * by inserts (one slot per address, across processes) and by reverse lookups.
+ * by inserts (one slot per address, across processes) and by reverse lookups. It lives in one of the
+ * hash areas, the one {@code indexState} names ({@link IndexWord}); {@link IndexMigration} moves it to
+ * another without stopping anyone.
  *
  * <pre>
- *   bucket, u64:  0 = EMPTY | 0xFFFF_FFFF = TOMBSTONE | tag (high 32 bits of the hash) &lt;&lt; 32 | slot + 1
- *
- *   EMPTY --CAS (install, by the slot's claimer)--> tag|slot+1 --CAS (tombstone, at undo/removal)--> TOMBSTONE
- *     ^                                                                                                  |
- *     +------------------------------ plain stores of an index rebuild ({@link IndexRebuild}) -----------+
+ *   bucket, to a walker using stamp c:  EMPTY (0, slot field 0, or a stamp older than c)
+ *     --CAS (an inserter, or a migration's copy)--> entry(c, tag, slot) --CAS (removal, undo)--> TOMBSTONE(c)
+ *   a stamp newer than c: the walker's indexState is out of date
  * </pre>
  *
- * Invariants: a bucket goes from EMPTY to an entry only by CAS and back to EMPTY only in a rebuild, so
- * every entry of a key lies before the first EMPTY bucket of its probe sequence; an inserter installs
- * only into an EMPTY bucket after checking every bucket before it, which is what makes two inserters
- * of one address agree on one slot (see {@link SlotInserter}). A bucket points only at a slot whose
- * key bytes are already written. Readers trust a miss only if no rebuild started or ran meanwhile.
+ * Invariants: within one stamp a bucket goes from EMPTY to an entry only by CAS and never back, so
+ * every entry lies before the first EMPTY bucket of its probe sequence; the active area holds an entry
+ * for every VALID slot; an entry points only at a slot whose key bytes are already written. An entry
+ * may outlive its slot's incarnation (a removal that could not reach it, a migration's late copy):
+ * every hit is checked against the slot, so such a dead entry costs a bucket, never a wrong answer.
  * Thread-safe: it holds no state of its own.
  */
 final class DedupIndex
 {
-    static final long EMPTY = 0L;
-    static final long TOMBSTONE = 0xFFFF_FFFFL;
+    /** What a bucket is to a walker ({@link #kind}). */
+    static final int EMPTY = 0;
+    static final int TOMBSTONE = 1;
+    static final int ENTRY = 2;
+    static final int NEWER = 3;
+    /** Results of {@link #probe} besides a slot. */
+    static final long MISS = -1;
+    static final long RESTATE = -3;
+    static final long BEYOND_VIEW = -4;
+    /** Tries of a reverse lookup whose index moved under it before it scans the slots instead. */
+    private static final int LOOKUP_TRIES = 3;
 
     private final Memory m;
     private final AvLayout layout;
     private final SlotReader reader;
     private final long capacity;
-    private final long bucketMask;
 
     DedupIndex(final Memory m, final AvLayout layout, final SlotReader reader)
     {
@@ -46,67 +56,134 @@ final class DedupIndex
         this.layout = layout;
         this.reader = reader;
         this.capacity = layout.capacity();
-        this.bucketMask = layout.hashBuckets() - 1;
     }
 
-    long bucketMask()
+    /** What bucket value {@code v} is to a walker using stamp {@code c}. */
+    static int kind(final long v, final long c)
     {
-        return bucketMask;
+        final long slot = slotField(v);
+        if (slot == 0)
+        {
+            return EMPTY;
+        }
+        final long stamp = bucketStamp(v);
+        if (stamp != c)
+        {
+            return older(stamp, c) ? EMPTY : NEWER;
+        }
+        return slot == TOMBSTONE_SLOT ? TOMBSTONE : ENTRY;
+    }
+
+    long indexState()
+    {
+        return m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
+    }
+
+    /** True when both areas {@code state} names are in this view (else the AV grew past it). */
+    boolean inView(final long state)
+    {
+        return activeSegment(state) < layout.segments() && (!migrating(state) || targetSegment(state) < layout.segments());
+    }
+
+    /** True when the AV grew past this view: map the file again. */
+    boolean stale()
+    {
+        return m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments();
+    }
+
+    long activeBase(final long state)
+    {
+        return layout.hashArea(activeSegment(state), activeArea(state));
+    }
+
+    long activeMask(final long state)
+    {
+        return layout.hashBuckets(activeSegment(state)) - 1;
+    }
+
+    long targetBase(final long state)
+    {
+        return layout.hashArea(targetSegment(state), targetArea(state));
+    }
+
+    long targetMask(final long state)
+    {
+        return layout.hashBuckets(targetSegment(state)) - 1;
     }
 
     /** See {@link SlotTable#reverseLookup}. */
     long reverseLookup(final ByteBuffer src, final int off, final int len, final long authKey)
     {
-        final long epoch = m.getLongAcquire(AvFileDescriptor.HASH_EPOCH_OFFSET);
-        if (stale())
+        final long hash = hash(src, off, len, authKey);
+        for (int attempt = 0; attempt < LOOKUP_TRIES; attempt++)
         {
-            return SlotTable.STALE_VIEW;
-        }
-        if ((epoch & 0xFFFF_FFFFL) == 0)
-        {
-            final long slot = probe(src, off, len, authKey, hash(src, off, len, authKey));
-            VarHandle.acquireFence();
-            if (slot >= 0 || m.getLong(AvFileDescriptor.HASH_EPOCH_OFFSET) == epoch)
+            final long state = m.getLongAcquire(AvFileDescriptor.INDEX_STATE_OFFSET);
+            if (!inView(state))
+            {
+                return SlotTable.STALE_VIEW;
+            }
+            final long slot = probe(state, src, off, len, authKey, hash);
+            if (slot >= 0)
             {
                 return slot;
+            }
+            if (slot == BEYOND_VIEW && stale())
+            {
+                return SlotTable.STALE_VIEW;
+            }
+            VarHandle.acquireFence();
+            if (slot == MISS && m.getLong(AvFileDescriptor.INDEX_STATE_OFFSET) == state)
+            {
+                return -1; // the area was the index throughout the probe
             }
         }
         final long found = scan(src, off, len, authKey);
         return found >= 0 || !stale() ? found : SlotTable.STALE_VIEW; // a growth ran: its new slots are not in view
     }
 
-    /** True when the AV grew past this view: its hash is not the one in use. Read after the epoch. */
-    private boolean stale()
+    /**
+     * Probes the active area of {@code state} for a VALID slot holding the key: the slot, {@link #MISS},
+     * {@link #RESTATE} (the area was reused since: load the state again) or {@link #BEYOND_VIEW} (an
+     * entry points past this view's slots).
+     */
+    long probe(final long state, final ByteBuffer src, final int off, final int len, final long authKey,
+        final long hash)
     {
-        return m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments();
-    }
-
-    /** Probes the hash for a VALID slot holding the key; -1 when none is indexed. */
-    long probe(final ByteBuffer src, final int off, final int len, final long authKey, final long hash)
-    {
-        final int tag = (int)(hash >>> 32);
-        long bucket = hash & bucketMask;
-        for (long probes = 0; probes <= bucketMask; probes++, bucket = (bucket + 1) & bucketMask)
+        final long base = activeBase(state);
+        final long mask = activeMask(state);
+        final long stamp = stamp(state);
+        final long tag = tagOfHash(hash);
+        long bucket = hash & mask;
+        for (long probes = 0; probes <= mask; probes++, bucket = (bucket + 1) & mask)
         {
-            final long w = m.getLongAcquire(layout.bucket(bucket));
-            if (w == EMPTY)
+            final long v = m.getLongAcquire((int)(base + bucket * Long.BYTES));
+            final int kind = kind(v, stamp);
+            if (kind == EMPTY)
             {
-                return -1;
+                return MISS;
             }
-            if (w == TOMBSTONE || (int)(w >>> 32) != tag)
+            if (kind == NEWER)
+            {
+                return RESTATE;
+            }
+            if (kind == TOMBSTONE || tag(v) != tag)
             {
                 continue;
             }
-            final long slot = (w & 0xFFFF_FFFFL) - 1;
-            if (slot >= 0 && slot < capacity && reader.isValidWithKey(slot, src, off, len, authKey))
+            final long slot = slotField(v) - 1;
+            if (slot >= capacity)
+            {
+                return BEYOND_VIEW;
+            }
+            if (reader.isValidWithKey(slot, src, off, len, authKey))
             {
                 return slot;
             }
         }
-        return -1;
+        return MISS;
     }
 
-    /** Every slot, in order: the answer of a reverse lookup that raced an index rebuild. */
+    /** Every slot, in order: the answer of a reverse lookup whose index kept moving. */
     private long scan(final ByteBuffer src, final int off, final int len, final long authKey)
     {
         for (long slot = 0; slot < capacity; slot++)
@@ -130,15 +207,26 @@ final class DedupIndex
         {
             hashes[i] = hash(src, off + i * len, len, -1L);
         }
+        final long state = m.getLong(AvFileDescriptor.INDEX_STATE_OFFSET);
+        if (!inView(state))
+        {
+            return 0;
+        }
+        final long base = activeBase(state);
+        final long mask = activeMask(state);
         long sink = 0;
         for (int i = 0; i < n; i++)
         {
-            sink ^= m.getLong(layout.bucket(hashes[i] & bucketMask));
+            sink ^= m.getLong((int)(base + (hashes[i] & mask) * Long.BYTES));
         }
         return sink;
     }
 
-    /** Replaces the bucket pointing at {@code index} (if any) with a TOMBSTONE. */
+    /**
+     * Replaces the entries pointing at slot {@code index} in the areas {@code indexState} names with
+     * TOMBSTONEs, while the slot is REMOVING or CLAIMED (so no new incarnation has entries yet). An
+     * entry this cannot reach (an area past this view, a migration's copy made after) stays dead.
+     */
     void tombstone(final long index)
     {
         final int slot = layout.slot(index);
@@ -148,31 +236,52 @@ final class DedupIndex
             return; // never filled: never indexed
         }
         final long hash = hash(m.buffer(), slot + ADDR_OFFSET, len, m.getLong(slot + AUTH_KEY_OFFSET));
-        final int tag = (int)(hash >>> 32);
-        final long entry = ((long)tag << 32) | (index + 1);
-        long bucket = hash & bucketMask;
-        for (long probes = 0; probes <= bucketMask; probes++, bucket = (bucket + 1) & bucketMask)
+        final long state = indexState();
+        if (!inView(state))
         {
-            final int offset = layout.bucket(bucket);
+            return;
+        }
+        tombstone(activeBase(state), activeMask(state), stamp(state), hash, index);
+        if (migrating(state))
+        {
+            tombstone(targetBase(state), targetMask(state), stamp(state) + 1, hash, index);
+        }
+    }
+
+    private void tombstone(final long base, final long mask, final long stamp, final long hash, final long index)
+    {
+        final long entry = entry(stamp, hash, index);
+        long bucket = hash & mask;
+        for (long probes = 0; probes <= mask; probes++, bucket = (bucket + 1) & mask)
+        {
+            final int offset = (int)(base + bucket * Long.BYTES);
             final long b = m.getLongVolatile(offset);
-            if (b == EMPTY)
-            {
-                return;
-            }
             if (b == entry)
             {
-                m.compareAndSetLong(offset, entry, TOMBSTONE);
+                m.compareAndSetLong(offset, entry, IndexWord.tombstone(stamp));
+                return;
+            }
+            final int kind = kind(b, stamp & STAMP_MASK);
+            if (kind == EMPTY || kind == NEWER)
+            {
                 return;
             }
         }
     }
 
-    /** Every bucket EMPTY, then one entry per VALID slot. Only while no writer is inside an insert. */
-    void rebuildBuckets()
+    /**
+     * Indexes every VALID slot into area 0 of the last segment under a fresh {@code indexState}: only
+     * for a region nobody else sees yet (a private AV's grown copy, tests).
+     */
+    void indexAll()
     {
-        for (long b = 0; b <= bucketMask; b++)
+        final int k = layout.segments() - 1;
+        final long state = IndexWord.idle(IndexWord.INITIAL_STATE, k, 0);
+        final long base = layout.hashArea(k, 0);
+        final long mask = layout.hashBuckets(k) - 1;
+        for (long b = 0; b <= mask; b++)
         {
-            m.putLong(layout.bucket(b), EMPTY);
+            m.putLong((int)(base + b * Long.BYTES), 0L);
         }
         long entries = 0;
         for (long i = 0; i < capacity; i++)
@@ -188,21 +297,22 @@ final class DedupIndex
                 continue; // a corrupted slot: lookups refuse it too
             }
             final long hash = hash(m.buffer(), slot + ADDR_OFFSET, len, m.getLong(slot + AUTH_KEY_OFFSET));
-            long bucket = hash & bucketMask;
-            while (m.getLong(layout.bucket(bucket)) != EMPTY)
+            long bucket = hash & mask;
+            while (m.getLong((int)(base + bucket * Long.BYTES)) != 0)
             {
-                bucket = (bucket + 1) & bucketMask;
+                bucket = (bucket + 1) & mask;
             }
-            m.putLong(layout.bucket(bucket), ((hash >>> 32) << 32) | (i + 1));
+            m.putLong((int)(base + bucket * Long.BYTES), entry(stamp(state), hash, i));
             entries++;
         }
+        m.setLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET, state);
         m.setLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET, entries - ChangeCounters.published(m, layout));
     }
 
     /**
      * The hash of an address and its auth-key handle (shm-layout.md, HASH): 8-byte little-endian
      * chunks (the last one zero-padded) mixed by multiply and xor-shift. Bucket = hash mod buckets,
-     * tag = high 32 bits.
+     * tag = high 10 bits.
      */
     static long hash(final ByteBuffer src, final int off, final int len, final long authKey)
     {

@@ -125,9 +125,9 @@ final class Recovery
     /**
      * Gives back what writer {@code w} holds after an Error or exception cut its operation short: a
      * claim is undone, a removal finished, the journal settled as a recoverer would, so that the AV
-     * stays usable while this process lives on. Ends the writer's phase. Tried again if it overflows
+     * stays usable while this process lives on. Clears the phase hint. Tried again if it overflows
      * the stack itself, and, if it still has not succeeded ({@code w.needsRepair} stays set), at the
-     * start of the writer's next operation, inside its phase ({@link SlotTable#begin}).
+     * start of the writer's next operation ({@link SlotTable#begin}).
      */
     void giveBack(final Writer w)
     {

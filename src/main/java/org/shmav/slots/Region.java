@@ -193,7 +193,7 @@ public final class Region
         copy(memory, layout.mapOffset(), m, bigger.mapOffset(), layout.capacity() * Long.BYTES);
         m.putLong(FREE_HINT_OFFSET, memory.getLong(FREE_HINT_OFFSET) & 0xFFFF_FFFFL);
         m.putLong(ATTACHERS_HIGH_WATER_OFFSET, memory.getLong(ATTACHERS_HIGH_WATER_OFFSET));
-        new SlotTable(m, bigger, liveness).rebuildBuckets(); // no other writer: the region is not published yet
+        new SlotTable(m, bigger, liveness).indexAll(); // no other writer: the region is not published yet
         return new Region(m, bigger, liveness, writer);
     }
 

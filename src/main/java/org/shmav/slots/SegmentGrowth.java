@@ -24,24 +24,23 @@ import org.shmav.shm.SharedAvFile;
  *               allocates every page now; a full file system is FI_ENOSPC here, the file cut back)
  *   4 prepare   map the new length; map_addr of the new slots all ones; segment table entry n;
  *               free-group marks of the new slots
- *   5 publish   with the rebuild mark held and every other writer outside its phase ({@link IndexRebuild}):
- *               index every VALID slot into segment n's hash, then segmentCount := n + 1 (release)
+ *   5 publish   segmentCount := n + 1 (release); nobody is waited for
  *   6 unlock
+ *   7 move      the index into segment n's area 0 ({@link IndexMigration#moveInto}), other writers going on
  * </pre>
  *
  * Crash safety: nothing is visible before step 5's release store, so a grower that dies earlier leaves
- * the AV as it was (its reserved tail is cut by the next grower); one that dies in step 5 leaves the
- * rebuild mark of a dead writer, which the next writer takes over and finishes on the hash its view
- * has, the new one once the store happened. Writers that did not see the growth find their view stale
- * when they enter their phase (the store precedes the mark's release) and map the file again before
- * they write; readers do so when they meet an index or a hash beyond their view.
+ * the AV as it was (its reserved tail is cut by the next grower). Until step 7 ends the index stays in
+ * the old segment's area, which holds the new slots' entries too (a 26-bit slot field fits any slot):
+ * a grower that dies or freezes there leaves it to the writers, whose crowding check, or full area,
+ * moves it (the target of a migration is always the last segment's area once the active one is
+ * older). Writers of an older view place into the old area as before, and map the file again once
+ * indexState names an area past their view, or a bucket a slot past it; readers likewise.
  */
 final class SegmentGrowth
 {
     /** How long a grower waits for another process's growth (a live one takes milliseconds). */
     static final long LOCK_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /** How long a grower tries to find every writer outside its phase before FI_EAGAIN. */
-    static final long QUIESCE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private SegmentGrowth()
     {
@@ -60,6 +59,7 @@ final class SegmentGrowth
         w.releaseLeftLocks();
         lock(locks, w, call, name);
         w.growthLock = locks; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
+        final Region grown;
         try
         {
             final Region now = view.follow(call, name);
@@ -83,13 +83,15 @@ final class SegmentGrowth
                     "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
             }
             SegmentFile.reserve(file, layout.fileLength(), bigger.fileLength(), call, name);
-            return publishSegment(view, SegmentFile.map(file, bigger.fileLength(), call, name), bigger, call, name);
+            grown = publishSegment(view, SegmentFile.map(file, bigger.fileLength(), call, name), bigger);
         }
         finally
         {
             locks.unlock(GROWTH_LOCK_OFFSET);
             w.growthLock = null;
         }
+        grown.table().moveIndexInto(w, grown.layout().segments() - 1); // step 7, outside the lock: another grower need not wait for it
+        return grown;
     }
 
     private static void lock(final AvFileChannel file, final Writer w, final String call, final String name)
@@ -108,11 +110,10 @@ final class SegmentGrowth
 
     /**
      * Steps 4 and 5 over {@code m}, a mapping that holds the reserved segment of {@code bigger} (zeros):
-     * the segment prepared, indexed and published; the view that has it. Package-private for jcstress,
-     * which runs it in process memory against writers of older views.
+     * the segment prepared and published; the view that has it. The index is not moved yet (step 7).
+     * Package-private for jcstress, which runs it in process memory against writers of older views.
      */
-    static Region publishSegment(final Region view, final Memory m, final AvLayout bigger, final String call,
-        final String name)
+    static Region publishSegment(final Region view, final Memory m, final AvLayout bigger)
     {
         final int k = bigger.segments() - 1;
         for (long i = bigger.segmentFirst(k); i < bigger.segmentEnd(k); i++)
@@ -122,31 +123,7 @@ final class SegmentGrowth
         bigger.writeSegmentEntry(m, k);
         FreeSlots.mark(m, bigger, bigger.segmentFirst(k), bigger.segmentEnd(k));
         final Region next = view.next(new SharedAvFile.Mapped(m, bigger, view.file()));
-        publish(view, next, view.writer(), call, name);
+        m.setIntRelease(SEGMENT_COUNT_OFFSET, bigger.segments()); // step 5: nobody is waited for
         return next;
-    }
-
-    /** Step 5, retried while other writers keep the quiet moment from coming, up to {@link #QUIESCE_WAIT_NANOS}. */
-    private static void publish(final Region view, final Region next, final Writer w, final String call,
-        final String name)
-    {
-        final Memory m = next.memory();
-        final int segments = next.layout().segments();
-        final Runnable indexAndPublish = () ->
-        {
-            next.table().rebuildBuckets();
-            m.setIntRelease(SEGMENT_COUNT_OFFSET, segments);
-        };
-        final long deadline = Waits.within(w, QUIESCE_WAIT_NANOS);
-        while (!view.table().quiesce(w, indexAndPublish))
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new FabricException(call, FiErrno.EAGAIN, "named AV '" + name + "' is full and its growth " +
-                    "needs a moment with no writer inside an insert or removal; one stayed inside for 1 s " +
-                    "(a process stopped with SIGSTOP, or starved of CPU): try again");
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
     }
 }

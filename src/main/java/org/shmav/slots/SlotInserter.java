@@ -2,8 +2,7 @@ package org.shmav.slots;
 
 import static org.shmav.shm.AttacherDescriptor.*;
 import static org.shmav.shm.SlotDescriptor.*;
-import static org.shmav.slots.DedupIndex.EMPTY;
-import static org.shmav.slots.DedupIndex.TOMBSTONE;
+import static org.shmav.shm.IndexWord.*;
 
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -16,63 +15,68 @@ import org.shmav.shm.Memory;
 import org.shmav.shm.SlotDescriptor;
 
 /**
- * The writer's insert: probe the index, claim the lowest FREE slot, fill it, index it, publish it.
+ * The writer's insert: probe the index, claim the lowest FREE slot, fill it, place it in the index,
+ * publish it.
  *
  * <pre>
  *   probe: key VALID at t? ---------------------------------------> CAS refs+1 on t, return t
  *          key CLAIMED at t by a live writer? --> wait (bounded), probe again; a dead one: recover t
  *   claim: FREE(g) --CAS--> CLAIMED(a,g)                       ({@link FreeSlots}, or slot i for insertAt)
  *   fill:  addrLen, address bytes, auth key, user id          (plain: nobody reads a CLAIMED payload)
- *   index: first EMPTY bucket of the probe sequence --CAS--> tag|slot+1, every bucket before it checked
- *          (the key turned up meanwhile: undo the claim, take a reference on the other slot)
+ *   place: S = indexState; in S's active area (and its target, if a migration runs): first EMPTY
+ *          bucket of the probe sequence --CAS--> entry, every bucket before it checked (the key turned
+ *          up meanwhile: undo the claim, take a reference on the other slot)
+ *   check: indexState still S? else place again under the new state
  *   publish: map_addr (release), journal OP_PUBLISH, CAS CLAIMED(a,g) -> VALID(1,g), journal delta+1
  * </pre>
  *
- * Invariants: a key is indexed only after its bytes are written, so an inserter of the same key can
- * compare them; one slot per key across processes (the index's first-EMPTY rule); FI_AV_TABLE gets
- * the lowest FREE slot; the journal names the publish before its CAS, so the count stays exact
- * whatever instruction the writer dies at. Runs inside the writer phase ({@link IndexRebuild}).
+ * Invariants: a key is placed only after its bytes are written, so an inserter of the same key can
+ * compare them; one slot per key across processes (the first-EMPTY rule, in the area every inserter
+ * of the moment places in first: the active one); a slot is published only after its entry is in the
+ * area indexState named before and after the placing, so the active area never misses a VALID slot
+ * ({@link IndexMigration}); FI_AV_TABLE gets the lowest FREE slot; the journal names the publish before
+ * its CAS, so the count stays exact whatever instruction the writer dies at. Nothing here waits on
+ * another process except an insert of the very address another live writer is publishing (bounded).
  * Thread-safe for distinct writers; one {@link Writer} is used by one thread at a time.
  */
 final class SlotInserter
 {
-    static final int NO_MATCH = -1;
-    static final int RETRY = -2;
-    /** No EMPTY bucket on the probe sequence: the index needs a rebuild. Never returned to callers. */
-    static final long INDEX_FULL = -1_000_000L;
+    static final int NO_MATCH = KeyPlacer.NO_MATCH;
     /**
      * How long an insert into a full AV waits for other writers' claims to settle (one may be given
      * back) before FI_ENOSPC: a live writer settles in microseconds, and a frozen one must not stall
      * the others for long (it is not inserting their address).
      */
     static final long FULL_SETTLE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
-    /** Index rebuilds one insert asks for before it reports FI_ENOSPC. */
-    private static final int MAX_REBUILDS = 3;
+    /** Migrations one insert runs or helps because its area was full before it reports FI_ENOSPC. */
+    private static final int MAX_MIGRATIONS = 3;
+    /** Placings after which an insert whose indexState keeps changing starts watching the call's deadline. */
+    private static final int ROUNDS_BEFORE_DEADLINE = 64;
 
     private final Memory m;
     private final AvLayout layout;
     private final long capacity;
-    private final long bucketMask;
     private final SlotReader reader;
     private final DedupIndex dedup;
     private final FreeSlots free;
     private final SlotRemover remover;
     private final Recovery recovery;
-    private final IndexRebuild rebuild;
+    private final IndexMigration migration;
+    private final KeyPlacer placer;
 
     SlotInserter(final Memory m, final AvLayout layout, final SlotReader reader, final DedupIndex index,
-        final FreeSlots free, final SlotRemover remover, final Recovery recovery, final IndexRebuild rebuild)
+        final FreeSlots free, final SlotRemover remover, final Recovery recovery, final IndexMigration migration)
     {
         this.m = m;
         this.layout = layout;
         this.capacity = layout.capacity();
-        this.bucketMask = index.bucketMask();
         this.reader = reader;
         this.dedup = index;
         this.free = free;
         this.remover = remover;
         this.recovery = recovery;
-        this.rebuild = rebuild;
+        this.migration = migration;
+        this.placer = new KeyPlacer(m, layout, reader, index, recovery);
     }
 
     /**
@@ -84,7 +88,7 @@ final class SlotInserter
     long insert(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
-        return inPhase(w, -1, src, off, len, authKey, userId, mapBase, hash);
+        return run(w, -1, src, off, len, authKey, userId, mapBase, hash);
     }
 
     /**
@@ -94,64 +98,40 @@ final class SlotInserter
     long insertAt(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
-        return inPhase(w, index, src, off, len, authKey, userId, mapBase, DedupIndex.hash(src, off, len, authKey));
+        return run(w, index, src, off, len, authKey, userId, mapBase, DedupIndex.hash(src, off, len, authKey));
     }
 
     /**
-     * One insert (at {@code index}, or the lowest FREE slot when it is -1) inside the writer phase,
-     * rebuilding the index first when it is crowded and again when it is full. An Error or exception
-     * anywhere inside gives back what the writer holds before it propagates.
+     * One insert (at {@code index}, or the lowest FREE slot when it is -1), inside the phase hint. An
+     * Error or exception anywhere inside gives back what the writer holds before it propagates.
      */
-    private long inPhase(final Writer w, final long index, final ByteBuffer src, final int off,
+    private long run(final Writer w, final long index, final ByteBuffer src, final int off,
         final int len, final long authKey, final long userId, final long mapBase, final long hash)
     {
-        boolean rebuilt = true;
-        for (int attempt = 0; ; attempt++)
+        if (dedup.stale())
         {
-            if (rebuild.stale())
-            {
-                return SlotTable.STALE_VIEW;
-            }
-            if (rebuild.indexCrowded(w))
-            {
-                rebuild.rebuildCrowded(w);
-            }
-            final int entered = rebuild.enterPhase(w);
-            if (entered != IndexRebuild.ENTERED)
-            {
-                return entered == IndexRebuild.STALE ? SlotTable.STALE_VIEW : -FiErrno.EAGAIN;
-            }
-            final long result;
-            try
-            {
-                result = index < 0
-                    ? insertInPhase(w, src, off, len, authKey, userId, mapBase, hash)
-                    : insertAtInPhase(w, index, src, off, len, authKey, userId, mapBase, hash);
-            }
-            catch (final Throwable t)
-            {
-                recovery.giveBack(w);
-                throw t;
-            }
-            finally
-            {
-                rebuild.exitPhase(w);
-            }
-            if (result != INDEX_FULL)
-            {
-                return result;
-            }
-            if (attempt == MAX_REBUILDS)
-            {
-                // Every bucket holds a live entry (cannot happen with 2 buckets per slot), or live writers
-                // kept the rebuild from running (one frozen inside its phase): the AV is not full then.
-                return rebuilt ? -FiErrno.ENOSPC : -FiErrno.EAGAIN;
-            }
-            rebuilt = rebuild.rebuildIndex(w); // ours, or another writer's that we waited for: try again
+            return SlotTable.STALE_VIEW;
+        }
+        migration.checkCrowded(w);
+        w.phaseHint(1);
+        try
+        {
+            return index < 0
+                ? insertNew(w, src, off, len, authKey, userId, mapBase, hash)
+                : insertAtIndex(w, index, src, off, len, authKey, userId, mapBase, hash);
+        }
+        catch (final Throwable t)
+        {
+            recovery.giveBack(w);
+            throw t;
+        }
+        finally
+        {
+            w.phaseHint(0);
         }
     }
 
-    private long insertInPhase(final Writer w, final ByteBuffer src, final int off, final int len,
+    private long insertNew(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
         long deadline = Waits.NO_DEADLINE;
@@ -159,7 +139,7 @@ final class SlotInserter
         boolean lookedForUnmarked = false;
         while (true)
         {
-            final long existing = findOrReference(w, src, off, len, authKey, hash, -1, userId);
+            final long existing = findExisting(w, src, off, len, authKey, hash, userId);
             if (existing != NO_MATCH)
             {
                 return existing;
@@ -196,7 +176,7 @@ final class SlotInserter
             final boolean settled = !othersInPhase(w) || Waits.passed(deadline);
             if (settled && lastLook)
             {
-                final long last = findOrReference(w, src, off, len, authKey, hash, -1, userId);
+                final long last = findExisting(w, src, off, len, authKey, hash, userId);
                 if (last != NO_MATCH)
                 {
                     return last;
@@ -243,7 +223,7 @@ final class SlotInserter
         return false;
     }
 
-    private long insertAtInPhase(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
+    private long insertAtIndex(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
         final int slot = layout.slot(index);
@@ -273,19 +253,25 @@ final class SlotInserter
                 {
                     return -FiErrno.EADDRINUSE;
                 }
-                final long taken = takeReference(slot, s, userId, index);
-                if (taken != RETRY)
+                final long taken = placer.takeReference(slot, s, userId, index);
+                if (taken != KeyPlacer.RETRY)
                 {
                     return taken;
                 }
                 continue;
             }
-            if (!waitForOwner(w, s, Waits.deadline(w)))
+            if (!placer.waitForOwner(w, s, Waits.deadline(w)))
             {
                 return -FiErrno.EAGAIN;
             }
         }
-        if (dedup.probe(src, off, len, authKey, hash) >= 0)
+        final long state = dedup.indexState();
+        if (!dedup.inView(state))
+        {
+            giveBackClaim(w);
+            return SlotTable.STALE_VIEW;
+        }
+        if (dedup.probe(state, src, off, len, authKey, hash) >= 0)
         {
             giveBackClaim(w);
             return -FiErrno.EALREADY;
@@ -300,147 +286,98 @@ final class SlotInserter
     }
 
     /**
-     * Looks for {@code key} in the hash. A VALID entry gets a reference and its slot is returned; an
-     * entry still CLAIMED by a live writer is waited for (bounded), one of a dead writer is recovered.
-     * Returns NO_MATCH when absent, or a negative errno. With {@code ownSlot >= 0} the key is installed
-     * for that slot at the first EMPTY bucket, and NO_MATCH means "installed".
+     * Looks for the key in the active area: its VALID slot gets a reference and is returned; a slot
+     * still CLAIMED by a live writer is waited for (bounded), one of a dead writer's recovered. NO_MATCH
+     * when absent (not authoritative: {@link #placeAndPublish} decides), {@link SlotTable#STALE_VIEW},
+     * or a negative errno.
      */
-    private long findOrReference(final Writer w, final ByteBuffer src, final int off, final int len,
-        final long authKey, final long hash, final long ownSlot, final long userId)
+    private long findExisting(final Writer w, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long hash, final long userId)
     {
-        final int tag = (int)(hash >>> 32);
-        final long entry = ((long)tag << 32) | (ownSlot + 1);
-        long bucket = hash & bucketMask;
-        long probes = 0;
-        while (probes <= bucketMask)
+        for (int attempt = 0; attempt < ROUNDS_BEFORE_DEADLINE; attempt++)
         {
-            final int bucketOffset = layout.bucket(bucket);
-            final long b = m.getLongVolatile(bucketOffset);
-            if (b == EMPTY)
+            final long state = dedup.indexState();
+            if (!dedup.inView(state))
             {
-                if (ownSlot < 0 || m.compareAndSetLong(bucketOffset, EMPTY, entry))
-                {
-                    return NO_MATCH;
-                }
-                continue; // lost the bucket to another writer: look at what it put there
+                return SlotTable.STALE_VIEW;
             }
-            if (b != TOMBSTONE && (int)(b >>> 32) == tag)
+            final long r = placer.place(w, dedup.activeBase(state), dedup.activeMask(state), stamp(state), src, off, len,
+                authKey, hash, -1, userId);
+            if (r != KeyPlacer.RESTATE)
             {
-                final long result = examine(w, b, bucketOffset, src, off, len, authKey, userId);
-                if (result == RETRY)
-                {
-                    continue;
-                }
-                if (result != NO_MATCH)
-                {
-                    return result;
-                }
+                return r == KeyPlacer.INSTALLED || r == KeyPlacer.AREA_FULL ? NO_MATCH : r;
             }
-            probes++;
-            bucket = (bucket + 1) & bucketMask;
         }
-        return INDEX_FULL;
-    }
-
-    /** One bucket entry of the same tag: a match (slot, reference taken), NO_MATCH, RETRY or -errno. */
-    private long examine(final Writer w, final long b, final int bucketOffset, final ByteBuffer src, final int off,
-        final int len, final long authKey, final long userId)
-    {
-        final long other = (b & 0xFFFF_FFFFL) - 1;
-        if (other < 0 || other >= capacity)
-        {
-            return NO_MATCH;
-        }
-        final int slot = layout.slot(other);
-        final long s = m.getLongAcquire(slot + STATE_OFFSET);
-        final int st = state(s);
-        if (st != VALID && st != CLAIMED)
-        {
-            return NO_MATCH; // FREE or REMOVING: that incarnation of the key is going or gone
-        }
-        final boolean equal = reader.keyEquals(other, src, off, len, authKey);
-        VarHandle.acquireFence();
-        if (m.getLong(bucketOffset) != b || !sameIncarnation(s, m.getLong(slot + STATE_OFFSET)))
-        {
-            return RETRY; // the entry changed while we compared
-        }
-        if (!equal)
-        {
-            return NO_MATCH;
-        }
-        if (st == VALID)
-        {
-            return takeReference(slot, s, userId, other);
-        }
-        if (payload(s) == w.index)
-        {
-            return NO_MATCH; // our own claim (insertAt): never reached, kept for safety
-        }
-        return waitForOwner(w, s, Waits.deadline(w)) ? RETRY : -FiErrno.EAGAIN; // the clock starts at the first wait
-    }
-
-    /**
-     * CAS refs+1 on the VALID word {@code s}: {@code found} on success, RETRY when the word changed,
-     * -EOVERFLOW when the entry holds {@link SlotDescriptor#MAX_REFS} references already (it stays
-     * valid, and is removed by as many removals as it has references).
-     */
-    private long takeReference(final int slot, final long s, final long userId, final long found)
-    {
-        final long refs = payload(s);
-        if (refs >= MAX_REFS)
-        {
-            return -FiErrno.EOVERFLOW;
-        }
-        if (refs == 0)
-        {
-            return NO_MATCH; // VALID with no reference: only a corrupted file has one, and it is no entry
-        }
-        if (!m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs + 1, generation(s))))
-        {
-            return RETRY;
-        }
-        if (userId != Long.MIN_VALUE)
-        {
-            m.setLongVolatile(slot + USER_ID_OFFSET, userId);
-        }
-        return found;
-    }
-
-    /**
-     * A slot is CLAIMED or REMOVING by another writer: wait briefly for it, or recover it if its owner
-     * is dead. False when the deadline passed.
-     */
-    private boolean waitForOwner(final Writer w, final long s, final long deadline)
-    {
-        if (Waits.passed(deadline))
-        {
-            return false;
-        }
-        final long owner = payload(s);
-        if (owner < layout.attachersCapacity() && !recovery.ownerAlive((int)owner))
-        {
-            recovery.recoverAttacher((int)owner);
-        }
-        LockSupport.parkNanos(1_000);
-        return true;
+        return NO_MATCH;
     }
 
     private long fillIndexPublish(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long hash, final long mapBase)
     {
         final int slot = layout.slot(index);
-        // Plain writes: nobody reads a CLAIMED slot's payload before the bucket CAS below publishes it.
+        // Plain writes: nobody reads a CLAIMED slot's payload before the bucket CAS that places it.
         m.putInt(slot + ADDR_LEN_OFFSET, len);
         m.copyIn(slot + ADDR_OFFSET, src, off, len);
         m.putLong(slot + AUTH_KEY_OFFSET, authKey);
         m.putLong(slot + USER_ID_OFFSET, userId == Long.MIN_VALUE ? -1L : userId);
-        final long found = findOrReference(w, src, off, len, authKey, hash, index, userId);
-        if (found != NO_MATCH)
+        return placeAndPublish(w, index, src, off, len, authKey, userId, hash, mapBase);
+    }
+
+    /**
+     * Places the claimed, filled slot {@code index} in the area indexState names (and in the target of
+     * a running migration), then publishes it if indexState did not change meanwhile; places again under
+     * the new state if it did. The slot, the slot holding the key already (reference taken, claim given
+     * back), or a negative errno (claim given back).
+     */
+    private long placeAndPublish(final Writer w, final long index, final ByteBuffer src, final int off,
+        final int len, final long authKey, final long userId, final long hash, final long mapBase)
+    {
+        int migrations = 0;
+        for (int round = 0; ; round++)
         {
+            if (round >= ROUNDS_BEFORE_DEADLINE && Waits.passed(Waits.deadline(w)))
+            {
+                giveBackClaim(w);
+                return -FiErrno.EAGAIN; // other writers kept moving the index all along: try again
+            }
+            final long state = dedup.indexState();
+            if (!dedup.inView(state))
+            {
+                giveBackClaim(w);
+                return SlotTable.STALE_VIEW;
+            }
+            long r = placer.place(w, dedup.activeBase(state), dedup.activeMask(state), stamp(state), src, off, len,
+                authKey, hash, index, userId);
+            if (r == KeyPlacer.INSTALLED && migrating(state))
+            {
+                r = placer.place(w, dedup.targetBase(state), dedup.targetMask(state), (stamp(state) + 1) & STAMP_MASK, src,
+                    off, len, authKey, hash, index, userId);
+            }
+            if (r == KeyPlacer.INSTALLED)
+            {
+                if (dedup.indexState() == state)
+                {
+                    return publish(w, index, mapBase);
+                }
+                continue; // the index moved while we placed: place under the new state too
+            }
+            if (r == KeyPlacer.RESTATE)
+            {
+                continue;
+            }
+            if (r == KeyPlacer.AREA_FULL)
+            {
+                if (migrations++ < MAX_MIGRATIONS && migration.makeRoom(w, state))
+                {
+                    continue;
+                }
+                giveBackClaim(w);
+                // Every bucket holds a live entry (cannot happen with 2 buckets per slot), or this view is stale.
+                return dedup.stale() ? SlotTable.STALE_VIEW : -FiErrno.ENOSPC;
+            }
             giveBackClaim(w);
-            return found; // the address was inserted meanwhile (reference taken), INDEX_FULL or -errno
+            return r; // the key is in the AV at another slot (reference taken), or -errno
         }
-        return publish(w, index, mapBase);
     }
 
     /**

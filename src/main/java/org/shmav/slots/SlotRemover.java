@@ -24,8 +24,9 @@ import org.shmav.shm.Memory;
  * changing a slot it no longer owns; a slot leaves map_addr and the index before it is FREE, so nobody
  * finds a FREE slot through them; the generation grows on every freeing, so a reader's seqlock check and a stale claim
  * word both fail afterwards; the writer's journal names a removal before its CAS, so a recoverer can
- * tell whether the count already dropped. Callers run {@link #release} inside the writer phase
- * ({@link IndexRebuild}). Thread-safe: it holds no state of its own.
+ * tell whether the count already dropped. Nothing here waits for another process: a migration of the
+ * index that meets a removal copies an entry at most once too often, and a dead entry is harmless
+ * ({@link DedupIndex}). Thread-safe: it holds no state of its own.
  */
 final class SlotRemover
 {

@@ -23,7 +23,7 @@ import org.shmav.shm.SlotDescriptor;
  *   <li>{@link SlotInserter}: probe, claim, fill, index and publish;</li>
  *   <li>{@link SlotRemover}: references, removal, undo of a claim;</li>
  *   <li>{@link DedupIndex}: the address-to-slot hash (dedup, reverse lookup, tombstones);</li>
- *   <li>{@link IndexRebuild}: the writer phase and the rebuild of the hash;</li>
+ *   <li>{@link IndexMigration}: moving the hash to another area while writers go on;</li>
  *   <li>{@link Recovery}: finishing or undoing what a dead writer left;</li>
  *   <li>{@link Attachers}: the table of writing processes and the count.</li>
  * </ul>
@@ -56,7 +56,7 @@ public final class SlotTable
     private final DedupIndex index;
     private final SlotRemover remover;
     private final Recovery recovery;
-    private final IndexRebuild rebuild;
+    private final IndexMigration migration;
     private final SlotInserter inserter;
     private final Attachers attachers;
 
@@ -70,8 +70,8 @@ public final class SlotTable
         final FreeSlots free = new FreeSlots(m, layout);
         this.remover = new SlotRemover(m, layout, index, free);
         this.recovery = new Recovery(m, layout, remover, free, liveness);
-        this.rebuild = new IndexRebuild(m, layout, index, recovery);
-        this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, rebuild);
+        this.migration = new IndexMigration(m, layout, index, recovery);
+        this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, migration);
         this.attachers = new Attachers(m, layout, recovery, liveness);
     }
 
@@ -101,17 +101,13 @@ public final class SlotTable
     /** True when the AV grew past this view (its header counts more segments than this layout). */
     public boolean stale()
     {
-        return rebuild.stale();
+        return index.stale();
     }
 
-    /**
-     * Runs {@code work} while every other writer is outside its phase and no rebuild runs (see
-     * {@link IndexRebuild#quiesce}): a growth indexes and publishes its segment so. False when it could
-     * not (try again later).
-     */
-    boolean quiesce(final Writer w, final Runnable work)
+    /** Moves the index into segment {@code segment}, which a growth just published ({@link IndexMigration#moveInto}). */
+    void moveIndexInto(final Writer w, final int segment)
     {
-        return rebuild.quiesce(w, work);
+        migration.moveInto(w, segment);
     }
 
     /** True when slot {@code index} (in range) is VALID with at least one reference. */
@@ -145,8 +141,8 @@ public final class SlotTable
 
     /**
      * The slot holding {@code len} address bytes at {@code src[off]} bound to {@code authKey}, or -1.
-     * A slot found is always right (checked like a lookup). "Not found" is trusted only if no index
-     * rebuild started or ran meanwhile; otherwise the slots are scanned (rare: rebuilds are).
+     * A slot found is always right (checked like a lookup). "Not found" is trusted only if indexState
+     * did not change meanwhile; otherwise it looks again, and after three such tries scans the slots.
      * {@link #STALE_VIEW} when the AV grew past this view.
      */
     public long reverseLookup(final ByteBuffer src, final int off, final int len, final long authKey)
@@ -205,11 +201,7 @@ public final class SlotTable
     public long insert(final Writer w, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
-        final int ready = begin(w);
-        if (ready != 0)
-        {
-            return ready;
-        }
+        begin(w);
         final long result = inserter.insert(w, src, off, len, authKey, userId, mapBase, hash);
         w.needsRepair = false;
         return result;
@@ -222,50 +214,32 @@ public final class SlotTable
     public long insertAt(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase)
     {
-        final int ready = begin(w);
-        if (ready != 0)
-        {
-            return ready;
-        }
+        begin(w);
         final long result = inserter.insertAt(w, index, src, off, len, authKey, userId, mapBase);
         w.needsRepair = false;
         return result;
     }
 
-    /**
-     * Drops one reference on slot {@code index}; returns 0, or -EINVAL when it is not VALID, or -EAGAIN
-     * when an index rebuild kept going past the deadline. Runs inside the writer's phase like an insert:
-     * a rebuild must never see a slot go from VALID to REMOVING, or it could index a slot whose bucket
-     * the remover then fails to find.
-     */
+    /** Drops one reference on slot {@code index}; returns 0, or -EINVAL when it is not VALID. */
     public int remove(final Writer w, final long index)
     {
-        return inRemoverPhase(w, index, false, 0);
+        return removerCall(w, index, false, 0);
     }
 
     /**
      * Sets the user id of a VALID slot: 0, -EINVAL when it is not VALID, -EOVERFLOW when it holds every
-     * reference, -EAGAIN as {@link #remove}. Inside the writer's phase, like a removal (it may finish one).
+     * reference.
      */
     public int setUserId(final Writer w, final long index, final long userId)
     {
-        return inRemoverPhase(w, index, true, userId);
+        return removerCall(w, index, true, userId);
     }
 
-    /** A removal, or ({@code setUserId}) a user id update, as one operation inside the writer's phase. */
-    private int inRemoverPhase(final Writer w, final long index, final boolean setUserId, final long userId)
+    /** A removal, or ({@code setUserId}) a user id update (it may finish a removal), as one operation. */
+    private int removerCall(final Writer w, final long index, final boolean setUserId, final long userId)
     {
-        final int ready = begin(w);
-        if (ready != 0)
-        {
-            return ready;
-        }
-        final int entered = rebuild.enterPhase(w);
-        if (entered != IndexRebuild.ENTERED)
-        {
-            w.needsRepair = false;
-            return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
-        }
+        begin(w);
+        w.phaseHint(1);
         final int result;
         try
         {
@@ -273,36 +247,34 @@ public final class SlotTable
         }
         catch (final Throwable t)
         {
-            recovery.giveBack(w); // which ends the phase
+            recovery.giveBack(w);
             throw t;
         }
-        rebuild.exitPhase(w);
+        finally
+        {
+            w.phaseHint(0);
+        }
         w.needsRepair = false;
         return result;
     }
 
     /**
      * Starts a writer operation: checks that this process still owns {@code w}, gives back what an
-     * earlier operation left behind (below), then marks {@code w} as inside an operation. 0, or
-     * -EAGAIN / {@link #STALE_VIEW} when the leftovers need a phase that could not be entered now.
+     * earlier operation left behind (below), then marks {@code w} as inside an operation.
      *
      * <p>Why the mark: an Error may cut an operation short where no handler can run, a
      * StackOverflowError in a {@code finally} or in the call to the give-back itself. The mark is a
      * plain field store, which cannot fail, set here and cleared by the operation's last statement, so
-     * whatever such an Error left (a claim, a removal, the journal, the phase) is given back at the
-     * start of this writer's next operation, in whichever thread uses the handle next.
+     * whatever such an Error left (a claim, a removal, the journal) is given back at the start of this
+     * writer's next operation, in whichever thread uses the handle next.
      */
-    private int begin(final Writer w)
+    private void begin(final Writer w)
     {
         checkOwned(w);
         w.releaseLeftLocks();
         if (w.needsRepair)
         {
-            final int repaired = giveBackLeftoversInPhase(w);
-            if (repaired != 0)
-            {
-                return repaired;
-            }
+            recovery.giveBack(w);
             if (w.needsRepair)
             {
                 throw new StackOverflowError("the give-back of an operation cut short by an Error overflowed the " +
@@ -311,43 +283,22 @@ public final class SlotTable
         }
         w.needsRepair = true;
         w.beginOperation();
-        return 0;
     }
 
     /**
      * Gives back what operations of {@code w} cut short by an Error left behind, for a caller that holds
      * the handle's lock and knows no operation of {@code w} is running (a watcher of handles whose thread
      * met the Error and may never call again). True when nothing is left; false when it must be tried
-     * again later (a rebuild runs, the view is stale, the stack overflowed again).
+     * again later (the stack overflowed again).
      */
     public boolean giveBackLeftovers(final Writer w)
     {
         w.releaseLeftLocks();
-        if (w.needsRepair && giveBackLeftoversInPhase(w) != 0)
-        {
-            return false;
-        }
-        return !w.hasLeftovers();
-    }
-
-    /**
-     * Gives back, inside the writer's phase like every repair (so that no rebuild runs meanwhile), what
-     * an operation cut short left: 0, with {@code w.needsRepair} cleared unless the give-back overflowed
-     * the stack again; or -EAGAIN / {@link #STALE_VIEW} when the phase could not be entered now.
-     */
-    private int giveBackLeftoversInPhase(final Writer w)
-    {
-        final int entered = rebuild.enterPhase(w);
-        if (entered != IndexRebuild.ENTERED)
-        {
-            return entered == IndexRebuild.STALE ? STALE_VIEW : -FiErrno.EAGAIN;
-        }
-        recovery.giveBack(w); // ends the phase
         if (w.needsRepair)
         {
-            rebuild.exitPhase(w);
+            recovery.giveBack(w);
         }
-        return 0;
+        return !w.hasLeftovers();
     }
 
     /**
@@ -365,7 +316,7 @@ public final class SlotTable
         }
     }
 
-    // ---------------------------------------------------------------- recovery, attachers, rebuild
+    // ---------------------------------------------------------------- recovery, attachers, migration
 
     /**
      * Recovers every attacher entry whose process is dead: finishes or undoes its slots, settles its
@@ -393,8 +344,8 @@ public final class SlotTable
 
     /**
      * Gives the entry back; its journal delta stays for the next owner. What an operation cut short by
-     * an Error left (a claim, a removal, the phase, the growth lock) is given back first; if that cannot
-     * be done now (a rebuild runs, the view is stale, the stack overflows again), the entry is left to
+     * an Error left (a claim, a removal, the growth lock) is given back first; if that cannot be done
+     * now (the view is stale, the stack overflows again), the entry is left to
      * recovery instead: its lock goes, its token stays, so that every other writer sees a dead owner and
      * repairs the entry as it would after this process died. Freeing the entry as it is would leave its
      * claims to nobody, for good.
@@ -402,7 +353,7 @@ public final class SlotTable
     public void detach(final Writer w)
     {
         w.releaseLeftLocks();
-        if (w.needsRepair && (giveBackLeftoversInPhase(w) != 0 || w.needsRepair))
+        if (w.needsRepair && !giveBackLeftovers(w))
         {
             attachers.leaveToRecovery(w);
             return;
@@ -411,31 +362,38 @@ public final class SlotTable
     }
 
     /**
-     * Rebuilds the hash from the slot table, so that tombstones left by removals become EMPTY
-     * buckets again. Must be called outside an insert. Marks the rebuild in the epoch word (a new
-     * epoch, this writer as rebuilder), waits (bounded) until no other writer is inside an insert,
-     * recovering dead ones, then indexes every VALID slot afresh. Readers that overlap it see the
-     * epoch change and fall back to scanning. False when another rebuild ran instead, or live writers
-     * stayed inside an insert past the deadline (the rebuild is then abandoned without changes).
+     * Moves the index to the other hash area of its segment, or helps the migration running to its
+     * end, so that TOMBSTONEs left by removals become EMPTY buckets again; other writers go on meanwhile.
+     * False when this view is stale (the AV grew past it).
      */
-    public boolean rebuildIndex(final Writer w)
+    public boolean migrateIndex(final Writer w)
     {
-        return rebuild.rebuildIndex(w);
+        return migration.makeRoom(w, index.indexState());
     }
 
     /**
-     * Finishes an index rebuild whose rebuilder died (readers meanwhile confirm every miss by a scan).
-     * True when one was finished.
+     * Finishes a migration of the index whose migrator died (inserters meanwhile place into both
+     * areas). True when one was finished.
      */
-    public boolean finishAbandonedRebuild(final Writer w)
+    public boolean finishOrphanedMigration(final Writer w)
     {
-        return rebuild.finishAbandonedRebuild(w);
+        final long state = index.indexState();
+        if (!org.shmav.shm.IndexWord.migrating(state) || !index.inView(state))
+        {
+            return false;
+        }
+        final int migrator = org.shmav.shm.IndexWord.migrator(state);
+        if (migrator >= 0 && migrator < layout.attachersCapacity() && migrator != w.index && recovery.ownerAlive(migrator))
+        {
+            return false;
+        }
+        return migration.finish(w, state);
     }
 
-    /** Every bucket EMPTY, then one entry per VALID slot. Only while no writer is inside an insert. */
-    void rebuildBuckets()
+    /** Indexes every VALID slot afresh: only for a region nobody else sees yet (a private AV's grown copy, tests). */
+    void indexAll()
     {
-        index.rebuildBuckets();
+        index.indexAll();
     }
 
     /** Recovers attacher entry {@code a}, if its process is dead (jcstress and tests). */

@@ -32,7 +32,7 @@ public final class Writer
     long claimedSlot = -1;
     long claimWord;
     /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
-    int insertsSinceCrowdCheck = IndexRebuild.CROWD_CHECK_EVERY;
+    int insertsSinceCrowdCheck = IndexMigration.CROWD_CHECK_EVERY;
     /**
      * Inside an operation, or an operation was cut short by an Error and what it held is not given
      * back yet: see {@link SlotTable#begin}.
@@ -84,6 +84,16 @@ public final class Writer
         return AttacherDescriptor.delta(m.getLong(entry + JOURNAL_OFFSET));
     }
 
+    /**
+     * Sets this writer's {@code phase} word: 1 inside an insert or removal, 0 outside. Only a hint, read
+     * by an inserter that finds the AV full to let claims in flight settle (bounded): nobody waits on
+     * it for safety, so plain release stores do.
+     */
+    void phaseHint(final long inside)
+    {
+        m.setLongRelease(entry + PHASE_OFFSET, inside);
+    }
+
     void journal(final long value)
     {
         m.setLongRelease(entry + JOURNAL_OFFSET, value);
@@ -91,7 +101,7 @@ public final class Writer
 
     /**
      * True when an operation of this writer is running, or one was cut short by an Error and left
-     * something to give back (a claim, a removal, the phase, a lock). Read by a thread that does not hold
+     * something to give back (a claim, a removal, a lock). Read by a thread that does not hold
      * the handle's lock only as a hint (plain fields), and again under it.
      */
     public boolean hasLeftovers()

@@ -27,6 +27,7 @@ import org.shmav.Fi;
 import org.shmav.av.AddressVectorImpl;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
@@ -134,7 +135,7 @@ class HashChurnTest
     }
 
     @Test
-    void shouldTakeOverTheRebuildOfADeadProcess()
+    void shouldTakeOverTheMigrationOfADeadProcess()
     {
         try (AddressVector av = openNamed(16))
         {
@@ -142,24 +143,27 @@ class HashChurnTest
             assertEquals(1, av.insert(address(7), 1, one, 0, null));
             final Region r = ((AddressVectorImpl)av).region();
             final Memory m = r.memory();
-            // A rebuilder that died half-way: the epoch word names attacher 5, whose process is gone,
-            // and the buckets are wiped.
-            markDeadRebuilder(r, 1);
-            for (long b = 0; b < r.layout().hashBuckets(); b++)
-            {
-                m.putLong(r.layout().bucket(b), 0L);
-            }
-            assertEquals(one[0], av.reverseLookup(address(7)), "readers fall back to the slots mid-rebuild");
+            // A migrator that died before copying anything: indexState names attacher 5, whose process
+            // is gone, and area 1 is empty.
+            final long started = markDeadMigrator(r);
+            assertEquals(one[0], av.reverseLookup(address(7)), "the active area is whole meanwhile");
             final long[] again = new long[1];
             assertEquals(1, av.insert(address(7), 1, again, 0, null));
-            assertEquals(one[0], again[0], "dedup after the take-over");
-            assertEquals(1L << 32, m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET), "rebuild finished, none marked");
+            assertEquals(one[0], again[0], "dedup while the migration is orphaned");
+            for (int i = 100; i < 170; i++)
+            {
+                assertEquals(1, av.insert(address(i), 1, again, 0, null)); // past a crowding check: taken over
+                av.remove(again, 1, 0);
+            }
+            assertTrue(!IndexWord.migrating(m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET)), "taken over and finished");
+            assertTrue(IndexWord.stamp(m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET)) > IndexWord.stamp(started));
+            assertEquals(one[0], av.reverseLookup(address(7)));
             assertEquals(1, av.count());
         }
     }
 
     @Test
-    void shouldFinishTheRebuildOfADeadProcessOnRecover()
+    void shouldFinishTheMigrationOfADeadProcessOnRecover()
     {
         try (AddressVector av = openNamed(16))
         {
@@ -167,9 +171,9 @@ class HashChurnTest
             assertEquals(1, av.insert(address(9), 1, one, 0, null));
             final Region r = ((AddressVectorImpl)av).region();
             final Memory m = r.memory();
-            markDeadRebuilder(r, 3);
+            final long started = markDeadMigrator(r);
             assertEquals(1, av.recover());
-            assertEquals(3L << 32, m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET), "rebuild finished, none marked");
+            assertEquals(IndexWord.switched(started), m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET), "finished");
             assertEquals(one[0], av.reverseLookup(address(9)));
         }
     }
@@ -199,13 +203,16 @@ class HashChurnTest
         }
     }
 
-    /** Marks an index rebuild at {@code epoch} by attacher entry 5, whose process is dead. */
-    private static void markDeadRebuilder(final Region r, final long epoch)
+    /** Starts a migration of the index to area 1 by attacher entry 5, whose process is dead; its state. */
+    private static long markDeadMigrator(final Region r)
     {
         final Memory m = r.memory();
         m.putLong(r.layout().attacher(5) + AttacherDescriptor.TOKEN_OFFSET, deadToken());
         m.putLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, Math.max(6, m.getLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET)));
-        m.putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, (epoch << 32) | 6);
+        final long idle = m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
+        final long started = IndexWord.migrating(idle, IndexWord.activeSegment(idle), 1 - IndexWord.activeArea(idle), 5);
+        m.setLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET, started);
+        return started;
     }
 
     /** A token of an entry whose lock nobody holds: its writer is dead. */

@@ -26,7 +26,7 @@ class ShmLayoutChecklistTest
     private static final Path DOC = Path.of("shm-layout.md");
     private static final String SECTION = "## WRITER'S CHECKLIST";
     private static final List<Class<?>> DESCRIPTORS =
-        List.of(AvFileDescriptor.class, SlotDescriptor.class, AttacherDescriptor.class);
+        List.of(AvFileDescriptor.class, SlotDescriptor.class, AttacherDescriptor.class, IndexWord.class);
     /** libfabric's and POSIX's names, which the checklist uses but shmav does not define. */
     private static final List<String> FOREIGN_PREFIXES = List.of("FI_", "F_", "O_", "AF_", "MAP_SHARED");
     private static final Pattern CONSTANT = Pattern.compile("(?<![A-Za-z0-9_.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])");
@@ -118,7 +118,7 @@ class ShmLayoutChecklistTest
         final String text = checklist(lines());
         for (final String heading : List.of("### Limits", "### Refusals", "### Create", "### Attach", "### Phase",
             "### Insert", "### Undo", "### Remove", "### User id", "### Auth keys", "### Recovery",
-            "### Index rebuild", "### Grow", "### Follow", "### Address equality"))
+            "### Migration", "### Grow", "### Follow", "### Address equality"))
         {
             assertTrue(text.contains("\n" + heading), "WRITER'S CHECKLIST has no " + heading);
         }

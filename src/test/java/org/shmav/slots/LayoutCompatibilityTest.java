@@ -91,25 +91,33 @@ class LayoutCompatibilityTest
             // A 1.x process decides liveness by pid and start time: next to it, this one would be robbed.
             final FabricException e = assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").build()));
             assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
-            assertTrue(e.getMessage().contains("app=4.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
+            assertTrue(e.getMessage().contains("app=5.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
             assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").flags(Fi.READ).build()));
         }
     }
 
-    /** A 3.0 process doubles every segment where 4.0 stops the last one at maxCapacity: neither reads the other's. */
+    /**
+     * A 3.0 process doubles every segment where 4.0 and 5.0 stop the last one at maxCapacity; a 4.0
+     * process stops every writer for an index rebuild and knows one hash area per segment, which 5.0
+     * moves without stopping anyone: none reads another's file.
+     */
     @Test
-    void shouldRefuseALayout3FileNamingBothVersionsAndWhatToDo() throws IOException
+    void shouldRefuseLayout3And4FilesNamingBothVersionsAndWhatToDo() throws IOException
     {
-        writeFile("three", 3, 0, AvLayout.hashBucketsFor(CAPACITY));
-        try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build()))
+        for (final int major : new int[] {3, 4})
         {
-            for (final long flags : new long[] {0, Fi.READ})
+            final String name = "v" + major;
+            writeFile(name, major, 0, AvLayout.hashBucketsFor(CAPACITY));
+            try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build()))
             {
-                final FabricException e = assertThrows(FabricException.class,
-                    () -> d.openAv(AvAttr.builder().name("three").flags(flags).build()));
-                assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
-                assertTrue(e.getMessage().contains("layout version 3.0 is not supported: app=4.0 file=3.0 (written by " +
-                    "an older shmav") && e.getMessage().contains("shmav rm"), e.getMessage());
+                for (final long flags : new long[] {0, Fi.READ})
+                {
+                    final FabricException e = assertThrows(FabricException.class,
+                        () -> d.openAv(AvAttr.builder().name(name).flags(flags).build()));
+                    assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
+                    assertTrue(e.getMessage().contains("layout version " + major + ".0 is not supported: app=5.0 file=" +
+                        major + ".0 (written by an older shmav") && e.getMessage().contains("shmav rm"), e.getMessage());
+                }
             }
         }
     }

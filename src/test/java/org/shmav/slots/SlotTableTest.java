@@ -13,6 +13,7 @@ import org.shmav.AvType;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.SlotDescriptor;
 
 /** The slot protocol on a private region: index churn, rebuilds and recovery bookkeeping. */
@@ -61,7 +62,7 @@ class SlotTableTest
             assertEquals(16, r.table().lookup(i, out));
             assertEquals(i, r.table().reverseLookup(out, 0, 16, -1L));
         }
-        assertTrue(r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET) >>> 32 >= 20, "the index was rebuilt");
+        assertTrue(IndexWord.stamp(indexState(r)) > 20, "the index moved between its areas: " + indexState(r));
     }
 
     @Test
@@ -74,7 +75,7 @@ class SlotTableTest
 
         assertEquals(1, insert(r, address(1)), "the next insert gets slot 1: the claim left behind was given back first");
         assertEquals(2, r.table().count());
-        assertEquals(0, r.memory().getLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET), "the phase was left");
+        assertEquals(0, r.memory().getLongVolatile(w.entry + AttacherDescriptor.PHASE_OFFSET), "the phase hint was cleared");
         assertTrue(!w.needsRepair, "the operation mark is cleared by an operation that returns");
         for (long i = 2; i < CAPACITY; i++)
         {
@@ -88,8 +89,9 @@ class SlotTableTest
         final Region r = region();
         final ByteBuffer a = address(1);
         assertEquals(0, insert(r, a));
-        r.table().rebuildIndex(r.writer());
-        assertEquals(0, insert(r, a)); // found through the rebuilt index: a reference, not a second slot
+        assertTrue(r.table().migrateIndex(r.writer()));
+        assertEquals(1L << 33 | 2, indexState(r), "the index moved to area 1 under stamp 2");
+        assertEquals(0, insert(r, a)); // found through the moved index: a reference, not a second slot
         assertEquals(1, r.table().count());
         assertEquals(0, r.table().remove(r.writer(), 0));
         assertTrue(r.table().isValid(0));
@@ -111,61 +113,98 @@ class SlotTableTest
         assertEquals(17, insert(r, address(1000)));
     }
 
+    /**
+     * A migration whose migrator died after copying part of the index (area 1 holds some entries, not
+     * all): the index is still whole in area 0, a takeover copies again and switches, and nothing is
+     * lost or doubled.
+     */
     @Test
-    void shouldFinishARebuildWhoseRebuilderDied()
+    void shouldFinishAMigrationWhoseMigratorDiedHalfWay()
     {
         final Region r = region();
-        final ByteBuffer a = address(3);
-        assertEquals(0, insert(r, a));
-        // A rebuild marked by attacher 2, which holds no token (its process is gone), left mid-way:
-        // every bucket already cleared.
-        final long marked = (7L << 32) | 3;
-        r.memory().putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, marked);
-        for (long b = 0; b < r.layout().hashBuckets(); b++)
+        for (int i = 0; i < 20; i++)
         {
-            r.memory().putLong(r.layout().bucket(b), 0L);
+            assertEquals(i, insert(r, address(i)));
         }
-        assertEquals(0, r.table().reverseLookup(a, 0, a.remaining(), -1L), "a miss is confirmed by a scan meanwhile");
-        assertTrue(r.table().finishAbandonedRebuild(r.writer()));
-        assertEquals(7L << 32, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET));
-        assertEquals(0, insert(r, a)); // the rebuilt index finds the entry: a reference, not a second slot
-        assertEquals(1, r.table().count());
+        final long idle = indexState(r);
+        final long started = IndexWord.migrating(idle, 0, 1, 2); // attacher 2: no token, no lock: dead
+        r.memory().setLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET, started);
+        final Writer helper = r.writer();
+        // The dead migrator's copy of entries 0..9 only.
+        for (int i = 0; i < 10; i++)
+        {
+            placeInArea1(r, address(i), i, IndexWord.stamp(idle) + 1);
+        }
+        assertEquals(7, r.table().reverseLookup(address(7), 0, 16, -1L), "the active area is whole meanwhile");
+
+        assertTrue(r.table().finishOrphanedMigration(helper));
+        assertEquals(IndexWord.switched(started), indexState(r));
+        assertEquals(20, insert(r, address(20)));
+        for (int i = 0; i <= 20; i++)
+        {
+            assertEquals(i, r.table().reverseLookup(address(i), 0, 16, -1L), "address " + i + " in the new area");
+            assertEquals(i, insert(r, address(i)), "a reference, not a second slot");
+        }
+        assertEquals(21, r.table().count());
     }
 
     /**
-     * A rebuild whose rebuilder died after clearing the buckets, taken over while a live writer stays
-     * inside its phase (frozen between its phase store and its look at the epoch): the takeover gives up
-     * waiting, and must leave the rebuild abandoned, not declare the cleared index done. Before the fix
-     * the epoch went back to idle over the empty buckets, and an insert of the present address got a
-     * second slot.
+     * A migration whose migrator is alive but frozen (its lock held, it never goes on): nobody waits
+     * for it. Inserts and removals go on, placing into both areas, and a writer that wants the index
+     * moved (migrateIndex, as an insert that finds its area full does) runs the copy and the switch
+     * itself. Under the phase protocol every insert waited for such a rebuilder, then failed FI_EAGAIN.
      */
     @Test
-    void shouldLeaveAHalfBuiltIndexAbandonedWhenATakeoverGivesUp()
+    void shouldNeverWaitForAFrozenMigrator()
     {
         final Region r = region();
-        final ByteBuffer a = address(5);
-        assertEquals(0, insert(r, a));
-        // Attacher 1: a live writer inside its phase. Attacher 2: the dead rebuilder (no token, no lock).
-        assertTrue(r.liveness().tryAcquire(1));
-        final int frozen = r.layout().attacher(1);
-        r.memory().putLong(frozen + AttacherDescriptor.TOKEN_OFFSET, 0x5EED);
-        r.memory().setLongVolatile(frozen + AttacherDescriptor.PHASE_OFFSET, 1);
-        r.memory().putLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 3);
-        r.memory().putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, (7L << 32) | 3);
-        for (long b = 0; b < r.layout().hashBuckets(); b++)
+        for (int i = 0; i < 10; i++)
         {
-            r.memory().putLong(r.layout().bucket(b), 0L);
+            assertEquals(i, insert(r, address(i)));
         }
+        assertTrue(r.liveness().tryAcquire(1)); // attacher 1: a live process, frozen
+        r.memory().putLong(r.layout().attacher(1) + AttacherDescriptor.TOKEN_OFFSET, 0x5EED);
+        r.memory().putLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 2);
+        final long started = IndexWord.migrating(indexState(r), 0, 1, 1);
+        r.memory().setLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET, started);
 
-        assertTrue(!r.table().finishAbandonedRebuild(r.writer()), "the frozen writer keeps the takeover from running");
-        assertEquals((7L << 32) | IndexRebuild.ABANDONED, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET),
-            "a takeover that gave up leaves the half-built index abandoned");
+        final long t0 = System.nanoTime();
+        for (int i = 10; i < 30; i++)
+        {
+            assertEquals(i, insert(r, address(i)));
+        }
+        assertEquals(0, r.table().remove(r.writer(), 3));
+        assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(2), "nobody waited");
+        assertTrue(!r.table().finishOrphanedMigration(r.writer()), "its migrator lives: not orphaned");
+        assertEquals(started, indexState(r), "the migration still runs");
 
-        r.memory().setLongVolatile(frozen + AttacherDescriptor.PHASE_OFFSET, 0); // the frozen writer runs again
-        assertEquals(0, insert(r, a), "the present address gets a reference, not a second slot");
-        assertEquals(1, r.table().count());
-        assertEquals(7L << 32, r.memory().getLong(AvFileDescriptor.HASH_EPOCH_OFFSET), "the next insert finished the rebuild");
-        assertEquals(0, r.table().reverseLookup(a, 0, a.remaining(), -1L));
+        assertTrue(r.table().migrateIndex(r.writer()));
+        assertEquals(IndexWord.switched(started), indexState(r));
+        for (int i = 0; i < 30; i++)
+        {
+            assertEquals(i == 3 ? -1 : i, r.table().reverseLookup(address(i), 0, 16, -1L), "address " + i);
+        }
+        assertEquals(3, insert(r, address(3)));
+        assertEquals(0, insert(r, address(0)) , "a reference");
+        assertEquals(30, r.table().count());
+    }
+
+    private static long indexState(final Region r)
+    {
+        return r.memory().getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
+    }
+
+    /** Places slot {@code slot}'s entry in area 1 of segment 0 as a migration's copy does. */
+    private static void placeInArea1(final Region r, final ByteBuffer a, final long slot, final long stamp)
+    {
+        final long hash = SlotTable.hash(a, 0, a.remaining(), -1L);
+        final long mask = r.layout().hashBuckets(0) - 1;
+        long b = hash & mask;
+        while (r.memory().getLong((int)(r.layout().hashArea(0, 1) + b * 8)) != 0)
+        {
+            b = (b + 1) & mask;
+        }
+        r.memory().putLong((int)(r.layout().hashArea(0, 1) + b * 8), IndexWord.entry(stamp, hash, slot));
     }
 
     /**

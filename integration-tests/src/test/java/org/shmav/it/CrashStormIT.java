@@ -36,6 +36,7 @@ import org.shmav.FiErrno;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
 import org.shmav.slots.ToolAccess;
@@ -235,7 +236,8 @@ class CrashStormIT
         private void inspectCorpse(final long pid)
         {
             final AvLayout layout = AvLayout.read(shared, shared.capacity());
-            final long rebuilder = (shared.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) - 1;
+            final long state = shared.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
+            final long rebuilder = IndexWord.migrating(state) ? IndexWord.migrator(state) : -1;
             if (rebuilder >= 0 && rebuilder < layout.attachersCapacity() &&
                 shared.getLongVolatile(layout.attacher((int)rebuilder) + AttacherDescriptor.PID_OFFSET) == pid)
             {
@@ -317,10 +319,10 @@ class CrashStormIT
             {
                 problems.add("count()=" + av.count() + " but " + validSlots + " slots are VALID");
             }
-            if ((m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) != 0)
+            if (IndexWord.migrating(m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET)))
             {
-                problems.add("an index rebuild is still marked after recovery: hashEpoch=0x" +
-                    Long.toHexString(m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET)));
+                problems.add("a migration of the index still runs after recovery: indexState=0x" +
+                    Long.toHexString(m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET)));
             }
             for (int a = 0; a < layout.attachersCapacity(); a++)
             {

@@ -35,7 +35,7 @@ public final class FrozenPeer
             await(gates.resolve("go.1"));
             while (true)
             {
-                r.table().rebuildIndex(r.writer());
+                r.table().migrateIndex(r.writer());
             }
         }
         try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());

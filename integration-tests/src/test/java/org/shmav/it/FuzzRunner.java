@@ -28,6 +28,7 @@ import org.shmav.av.AddressVectorImpl;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SlotDescriptor;
 
@@ -201,7 +202,8 @@ public final class FuzzRunner
         m.putLong(layout.slot(60), SlotDescriptor.word(SlotDescriptor.CLAIMED, 3, 7));
         m.putLong(layout.slot(1), SlotDescriptor.word(SlotDescriptor.REMOVING, 3, 0));
         m.putLong(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 4);
-        m.putLong(AvFileDescriptor.HASH_EPOCH_OFFSET, (5L << 32) | 4); // a rebuild by attacher 3, dead
+        m.putLong(AvFileDescriptor.INDEX_STATE_OFFSET, IndexWord.migrating(m.getLong(AvFileDescriptor.INDEX_STATE_OFFSET),
+            0, 1, 3)); // a migration of the index by attacher 3, dead
         bases.add(new Base("in-crashed-writer", crashed, table.domain()));
     }
 
@@ -254,7 +256,7 @@ public final class FuzzRunner
         {AvFileDescriptor.AUTH_KEYS_OFFSET_OFFSET, 8}, {AvFileDescriptor.HASH_OFFSET_OFFSET, 8},
         {AvFileDescriptor.HASH_BUCKETS_OFFSET, 8}, {AvFileDescriptor.SEGMENT_COUNT_OFFSET, 4},
         {AvFileDescriptor.FREE_HINT_OFFSET, 8},
-        {AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 8}, {AvFileDescriptor.HASH_EPOCH_OFFSET, 8},
+        {AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET, 8}, {AvFileDescriptor.INDEX_STATE_OFFSET, 8},
         {AvFileDescriptor.HASH_USED_BASE_OFFSET, 8}, {AvFileDescriptor.MAX_CAPACITY_OFFSET, 8},
         {AvFileDescriptor.segmentOffset(0) + AvFileDescriptor.SEGMENT_SLOTS_OFFSET, 8},
         {AvFileDescriptor.segmentOffset(0) + AvFileDescriptor.SEGMENT_HASH_OFFSET, 8},
@@ -387,9 +389,9 @@ public final class FuzzRunner
                     m.putLong(layout.slot(i), SlotDescriptor.word(SlotDescriptor.VALID, 0xFFFF_FFFFL, i));
                     m.putInt(layout.slot(i) + SlotDescriptor.ADDR_LEN_OFFSET, i % 2 == 0 ? -1 : 0x7FFF_FFFF);
                 }
-                for (long b = 0; b < layout.hashBuckets(); b++)
+                for (long b = 0; b < 2 * layout.hashBuckets(); b++)
                 {
-                    m.putLong(layout.bucket(b), (b << 32) | (b % (layout.capacity() + 3)));
+                    m.putLong((int)(layout.hashArea(0, 0) + 8 * b), (b << 36) | (b << 26) | (b % (layout.capacity() + 3)));
                 }
                 what.append(" allSlotsValidAbsurdLength");
                 return out;

@@ -23,6 +23,7 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.slots.ToolAccess;
 
@@ -220,12 +221,12 @@ class GrowthIT
         }
     }
 
-    /** After a kill: the file is longer than its published segments, or a rebuild is marked. */
+    /** After a kill: the file is longer than its published segments, or a migration of the index runs. */
     private static boolean growthLeftHalfDone(final Path file) throws Exception
     {
         final Memory m = ToolAccess.openReadOnly(file).memory();
         final AvLayout layout = AvLayout.read(m, m.capacity());
         return Files.size(file) > layout.fileLength() ||
-            (m.getLongVolatile(AvFileDescriptor.HASH_EPOCH_OFFSET) & 0xFFFF_FFFFL) != 0;
+            IndexWord.migrating(m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET));
     }
 }

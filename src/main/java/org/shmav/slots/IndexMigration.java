@@ -1,0 +1,250 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.IndexWord.*;
+import static org.shmav.shm.SlotDescriptor.*;
+
+import java.lang.invoke.VarHandle;
+
+import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+
+/**
+ * Moves the dedup index to another hash area while writers go on: to the segment's other area when
+ * removals have left too many TOMBSTONEs, or to a grown AV's new segment. Nobody waits for anybody.
+ *
+ * <pre>
+ *   indexState:  idle(A, a) --CAS (start)--> migrating(A, a -&gt; B) --CAS (switch, after a full copy)--> idle(B, a+1)
+ *   copy:        every entry of A under a whose slot is CLAIMED or VALID, placed in B under a + 1
+ * </pre>
+ *
+ * Invariants: the switch comes only after a full pass over A that began once the migration was
+ * visible, so every entry an inserter placed in A before it (and checked indexState after) reaches B;
+ * an inserter that finds a migration running places its entry in both areas before it publishes, and
+ * one that finds indexState changed since it placed looks again under the new state, so no VALID slot
+ * is missing from the area that becomes active. A migrator that is frozen or dies leaves the migration
+ * running: inserters place into both areas, and a writer that needs it done (its area is full, its
+ * crowding check fires with the migrator dead) does the copy and the switch itself; copies done twice
+ * find their entry already placed. Thread-safe for distinct writers; the crowding count of a
+ * {@link Writer} is used by one thread at a time.
+ */
+final class IndexMigration
+{
+    /** A writer checks whether the hash is crowded on one insert in at most this many. */
+    static final int CROWD_CHECK_EVERY = 64;
+    /** A copier looks at indexState once per this many buckets, and stops when someone else switched. */
+    private static final int STATE_CHECK_EVERY = 4096;
+    /** Results of {@link #copy} besides 0 and 1. */
+    private static final int STOPPED = -1;
+    private static final int TARGET_FULL = -2;
+    private static final int STOPPED_STALE = -3;
+
+    private final Memory m;
+    private final AvLayout layout;
+    private final DedupIndex index;
+    private final Recovery recovery;
+    /** Inserts of a writer between two crowding checks: the hash's buckets / 64, 1 to {@link #CROWD_CHECK_EVERY}. */
+    private final int crowdCheckEvery;
+
+    IndexMigration(final Memory m, final AvLayout layout, final DedupIndex index, final Recovery recovery)
+    {
+        this.m = m;
+        this.layout = layout;
+        this.index = index;
+        this.recovery = recovery;
+        this.crowdCheckEvery = (int)Math.max(1, Math.min(CROWD_CHECK_EVERY, layout.hashBuckets() >>> 6));
+    }
+
+    /**
+     * Checked on one insert of this writer in {@code crowdCheckEvery}: when the active area may be
+     * running out of EMPTY buckets, starts a migration to the other area and runs it, or finishes a
+     * running one whose migrator died. Buckets go back to EMPTY only by a migration, and each publish
+     * takes one, so {@code hashUsedBase} plus the attachers' {@code published} counters is about the
+     * buckets in use (summing the counters reads every writer's line, hence not on every insert). An
+     * insert that finds no EMPTY bucket at all migrates itself ({@link #makeRoom}).
+     */
+    void checkCrowded(final Writer w)
+    {
+        if (++w.insertsSinceCrowdCheck < crowdCheckEvery)
+        {
+            return;
+        }
+        w.insertsSinceCrowdCheck = 0;
+        final long state = index.indexState();
+        if (!index.inView(state))
+        {
+            return;
+        }
+        if (migrating(state))
+        {
+            final int migrator = migrator(state);
+            if (migrator == w.index || migrator < 0 || migrator >= layout.attachersCapacity() ||
+                !recovery.ownerAlive(migrator))
+            {
+                finish(w, state);
+            }
+            return;
+        }
+        final long used = ChangeCounters.published(m, layout) + m.getLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET);
+        if (used > (layout.hashBuckets(activeSegment(state)) >>> 2) * 3 || activeSegment(state) != layout.segments() - 1)
+        {
+            makeRoom(w, state);
+        }
+    }
+
+    /**
+     * The index in {@code state} has no room for an insert (its area is full, or it is not yet in the
+     * last segment of a grown AV): starts a migration, or helps the running one, to its end. False when
+     * this view cannot (the AV grew past it).
+     */
+    boolean makeRoom(final Writer w, final long state)
+    {
+        if (!index.inView(state) || index.stale())
+        {
+            return false; // only a current view starts or helps a migration: the caller maps the file again
+        }
+        if (migrating(state))
+        {
+            return finish(w, state);
+        }
+        final int last = layout.segments() - 1;
+        final int segment = activeSegment(state) < last ? last : activeSegment(state);
+        final int area = activeSegment(state) < last ? 0 : 1 - activeArea(state);
+        final long started = migrating(state, segment, area, w.index);
+        if (!m.compareAndSetLong(AvFileDescriptor.INDEX_STATE_OFFSET, state, started))
+        {
+            return true; // someone else moved the index on: look again
+        }
+        return finish(w, started);
+    }
+
+    /**
+     * Moves the index into segment {@code segment} (a growth that just published it): migrations until
+     * the last segment's area is active; a running one is helped first. Each round ends a migration, by
+     * this writer or another, so the rounds are bounded.
+     */
+    void moveInto(final Writer w, final int segment)
+    {
+        for (int round = 0; round < 8; round++)
+        {
+            final long state = index.indexState();
+            if (!migrating(state) && activeSegment(state) == segment || !makeRoom(w, state))
+            {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Copies the migration {@code state}'s active area to its target, then switches indexState to the
+     * target. True when the migration ended (by us or by someone else); false when this view cannot run
+     * it, or the target filled up (only dead entries could fill it).
+     */
+    boolean finish(final Writer w, final long state)
+    {
+        if (!index.inView(state))
+        {
+            return false;
+        }
+        final long from = index.activeBase(state);
+        final long fromMask = index.activeMask(state);
+        final long a = stamp(state);
+        long copied = 0;
+        for (long b = 0; b <= fromMask; b++)
+        {
+            if ((b & (STATE_CHECK_EVERY - 1)) == STATE_CHECK_EVERY - 1 && index.indexState() != state)
+            {
+                return true; // switched by another writer meanwhile
+            }
+            final long v = m.getLongVolatile((int)(from + b * Long.BYTES));
+            final int kind = DedupIndex.kind(v, a);
+            if (kind == DedupIndex.NEWER)
+            {
+                return true; // the area is in use again: this migration ended long ago
+            }
+            if (kind != DedupIndex.ENTRY)
+            {
+                continue;
+            }
+            final int placed = copy(state, v);
+            if (placed < 0)
+            {
+                return placed == STOPPED;
+            }
+            copied += placed;
+        }
+        if (m.compareAndSetLong(AvFileDescriptor.INDEX_STATE_OFFSET, state, switched(state)))
+        {
+            m.setLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET, copied - ChangeCounters.published(m, layout));
+        }
+        return true;
+    }
+
+    /**
+     * Places entry {@code v} of the active area in the target, if its slot still holds the key it was
+     * made for: 1 when it is there (placed now or before), 0 when it is dead, {@link #STOPPED} when the
+     * target is in use under a newer stamp, {@link #STOPPED_STALE} when the AV grew past this view,
+     * {@link #TARGET_FULL}.
+     */
+    private int copy(final long state, final long v)
+    {
+        final long i = slotField(v) - 1;
+        if (i >= layout.capacity())
+        {
+            // A slot of a growth this view has not seen: its copy would be lost, so a stale view must not
+            // switch. A current view meets one only in a damaged file (the placer learnt of the segment
+            // before it placed, and we read its entry, so we see the segment count it saw).
+            return index.stale() ? STOPPED_STALE : 0;
+        }
+        final int slot = layout.slot(i);
+        final long before = m.getLongAcquire(slot + STATE_OFFSET);
+        final int st = state(before);
+        if (st != CLAIMED && !(st == VALID && payload(before) > 0))
+        {
+            return 0;
+        }
+        final int len = m.getInt(slot + ADDR_LEN_OFFSET);
+        if (len <= 0 || len > layout.addrLen())
+        {
+            return 0;
+        }
+        final long hash = DedupIndex.hash(m.buffer(), slot + ADDR_OFFSET, len, m.getLong(slot + AUTH_KEY_OFFSET));
+        VarHandle.acquireFence(); // the bytes are read before the state is read again
+        final long after = m.getLong(slot + STATE_OFFSET);
+        if (generation(after) != generation(before) || state(after) != CLAIMED && state(after) != VALID ||
+            tagOfHash(hash) != tag(v))
+        {
+            return 0; // another incarnation now: its inserter places its own entries
+        }
+        final long base = index.targetBase(state);
+        final long mask = index.targetMask(state);
+        final long stamp = (stamp(state) + 1) & STAMP_MASK;
+        final long entry = entry(stamp, hash, i);
+        long bucket = hash & mask;
+        for (long probes = 0; probes <= mask; )
+        {
+            final int offset = (int)(base + bucket * Long.BYTES);
+            final long u = m.getLongVolatile(offset);
+            final int kind = DedupIndex.kind(u, stamp);
+            if (kind == DedupIndex.EMPTY)
+            {
+                if (m.compareAndSetLong(offset, u, entry))
+                {
+                    return 1;
+                }
+                continue; // taken meanwhile: look at what it holds
+            }
+            if (kind == DedupIndex.NEWER)
+            {
+                return STOPPED;
+            }
+            if (u == entry)
+            {
+                return 1;
+            }
+            probes++;
+            bucket = (bucket + 1) & mask;
+        }
+        return TARGET_FULL;
+    }
+}

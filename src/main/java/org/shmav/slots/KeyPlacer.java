@@ -1,0 +1,192 @@
+package org.shmav.slots;
+
+import static org.shmav.shm.IndexWord.*;
+import static org.shmav.shm.SlotDescriptor.*;
+
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
+
+import org.shmav.FiErrno;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.SlotDescriptor;
+
+/**
+ * An inserter's walk of one key's probe sequence in one hash area: where it decides, by the
+ * first-EMPTY rule, whether its key is new (its entry placed by CAS at the first EMPTY bucket, every
+ * bucket before it checked) or present (a reference taken on the slot holding it). Two inserters of
+ * one key that both place in an area: the later CAS comes after the earlier one's, so the later walk
+ * passes the earlier entry (buckets before the first EMPTY never become EMPTY again under one stamp)
+ * and waits for it. See {@link SlotInserter} for the insert around it. Thread-safe: no state of its own.
+ */
+final class KeyPlacer
+{
+    static final int NO_MATCH = -1;
+    static final int RETRY = -2;
+    /** {@link #place}: the entry is in the area (or, looking only, an EMPTY bucket was reached). */
+    static final long INSTALLED = -1_000_001L;
+    /** {@link #place}: no EMPTY bucket on the probe sequence. */
+    static final long AREA_FULL = -1_000_002L;
+    /** {@link #place}: the area is in use under a newer stamp: load indexState again. */
+    static final long RESTATE = -1_000_003L;
+
+    private final Memory m;
+    private final AvLayout layout;
+    private final long capacity;
+    private final SlotReader reader;
+    private final DedupIndex dedup;
+    private final Recovery recovery;
+
+    KeyPlacer(final Memory m, final AvLayout layout, final SlotReader reader, final DedupIndex dedup,
+        final Recovery recovery)
+    {
+        this.m = m;
+        this.layout = layout;
+        this.capacity = layout.capacity();
+        this.reader = reader;
+        this.dedup = dedup;
+        this.recovery = recovery;
+    }
+
+    /**
+     * Walks the key's probe sequence in one area under {@code stamp}. With {@code ownSlot >= 0} the
+     * entry of that slot is placed at the first EMPTY bucket (by CAS from the value read), every bucket
+     * before it checked: {@link #INSTALLED}, also when the entry is there already (an earlier round, a
+     * migration's copy). With {@code ownSlot} -1 it only looks: {@link #INSTALLED} means "EMPTY
+     * reached". A VALID slot of the key: reference taken, its index; {@link #AREA_FULL};
+     * {@link #RESTATE}; or a negative errno.
+     */
+    long place(final Writer w, final long base, final long mask, final long stamp, final ByteBuffer src,
+        final int off, final int len, final long authKey, final long hash, final long ownSlot, final long userId)
+    {
+        final long tag = tagOfHash(hash);
+        final long own = ownSlot < 0 ? -1 : entry(stamp, hash, ownSlot);
+        long bucket = hash & mask;
+        long probes = 0;
+        while (probes <= mask)
+        {
+            final int offset = (int)(base + bucket * Long.BYTES);
+            final long b = m.getLongVolatile(offset);
+            final int kind = DedupIndex.kind(b, stamp);
+            if (kind == DedupIndex.EMPTY)
+            {
+                if (ownSlot < 0 || m.compareAndSetLong(offset, b, own))
+                {
+                    return INSTALLED;
+                }
+                continue; // lost the bucket to another writer: look at what it put there
+            }
+            if (kind == DedupIndex.NEWER)
+            {
+                return RESTATE;
+            }
+            if (kind == DedupIndex.ENTRY)
+            {
+                if (b == own)
+                {
+                    return INSTALLED;
+                }
+                if (tag(b) == tag)
+                {
+                    final long result = examine(w, b, offset, src, off, len, authKey, userId);
+                    if (result == RETRY)
+                    {
+                        continue;
+                    }
+                    if (result != NO_MATCH)
+                    {
+                        return result;
+                    }
+                }
+            }
+            probes++;
+            bucket = (bucket + 1) & mask;
+        }
+        return AREA_FULL;
+    }
+
+    /** One bucket entry of the same tag: a match (slot, reference taken), NO_MATCH, RETRY or -errno. */
+    private long examine(final Writer w, final long b, final int bucketOffset, final ByteBuffer src, final int off,
+        final int len, final long authKey, final long userId)
+    {
+        final long other = slotField(b) - 1;
+        if (other >= capacity)
+        {
+            return dedup.stale() ? SlotTable.STALE_VIEW : NO_MATCH; // a slot of a growth this view has not seen
+        }
+        final int slot = layout.slot(other);
+        final long s = m.getLongAcquire(slot + STATE_OFFSET);
+        final int st = state(s);
+        if (st != VALID && st != CLAIMED)
+        {
+            return NO_MATCH; // FREE or REMOVING: that incarnation of the key is going or gone
+        }
+        final boolean equal = reader.keyEquals(other, src, off, len, authKey);
+        VarHandle.acquireFence();
+        if (m.getLong(bucketOffset) != b || !sameIncarnation(s, m.getLong(slot + STATE_OFFSET)))
+        {
+            return RETRY; // the entry changed while we compared
+        }
+        if (!equal)
+        {
+            return NO_MATCH;
+        }
+        if (st == VALID)
+        {
+            return takeReference(slot, s, userId, other);
+        }
+        if (payload(s) == w.index)
+        {
+            return NO_MATCH; // our own claim (insertAt): never reached, kept for safety
+        }
+        return waitForOwner(w, s, Waits.deadline(w)) ? RETRY : -FiErrno.EAGAIN; // the clock starts at the first wait
+    }
+
+    /**
+     * CAS refs+1 on the VALID word {@code s}: {@code found} on success, RETRY when the word changed,
+     * -EOVERFLOW when the entry holds {@link SlotDescriptor#MAX_REFS} references already (it stays
+     * valid, and is removed by as many removals as it has references).
+     */
+    long takeReference(final int slot, final long s, final long userId, final long found)
+    {
+        final long refs = payload(s);
+        if (refs >= MAX_REFS)
+        {
+            return -FiErrno.EOVERFLOW;
+        }
+        if (refs == 0)
+        {
+            return NO_MATCH; // VALID with no reference: only a corrupted file has one, and it is no entry
+        }
+        if (!m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, refs + 1, generation(s))))
+        {
+            return RETRY;
+        }
+        if (userId != Long.MIN_VALUE)
+        {
+            m.setLongVolatile(slot + USER_ID_OFFSET, userId);
+        }
+        return found;
+    }
+
+    /**
+     * A slot is CLAIMED or REMOVING by another writer: wait briefly for it, or recover it if its owner
+     * is dead. False when the deadline passed.
+     */
+    boolean waitForOwner(final Writer w, final long s, final long deadline)
+    {
+        if (Waits.passed(deadline))
+        {
+            return false;
+        }
+        final long owner = payload(s);
+        if (owner < layout.attachersCapacity() && !recovery.ownerAlive((int)owner))
+        {
+            recovery.recoverAttacher((int)owner);
+        }
+        LockSupport.parkNanos(1_000);
+        return true;
+    }
+
+}
