@@ -410,6 +410,12 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     SHMAV__CHECK(capacity > 0 && capacity <= SHMAV_MAX_CAPACITY, "capacity", (int64_t)capacity);
     const uint64_t max = shmav__u64(base, SHMAV_H_MAX_CAPACITY);
     SHMAV__CHECK(max >= capacity && max <= SHMAV_MAX_CAPACITY, "maxCapacity", (int64_t)max);
+    /* indexState with bits no writer sets (63..58; or 35.. while no migration runs): refused, as
+     * IndexWord.malformed does. Its segments are checked against the view on every lookup. */
+    const uint64_t index_state = shmav__load64(base, SHMAV_H_INDEX_STATE, memory_order_acquire);
+    SHMAV__CHECK((index_state >> 58) == 0 &&
+        (((index_state >> SHMAV_STATE_MIGRATING_SHIFT) & 1) != 0 || (index_state >> 35) == 0),
+        "indexState", (int64_t)index_state);
     /* Java reads these u32 fields as int: values >= 2^31 are negative there and refused; so here. */
     const uint32_t attachers = shmav__u32(base, SHMAV_H_ATTACHERS_CAPACITY);
     SHMAV__CHECK(attachers > 0 && attachers <= SHMAV_MAX_ATTACHERS, "attachersCapacity", (int32_t)attachers);

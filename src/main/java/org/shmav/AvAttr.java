@@ -168,9 +168,9 @@ public final class AvAttr
      * <p>Limits (shm-layout.md, WRITER'S CHECKLIST, Limits), checked by {@code Domain.openAv} when it
      * creates the AV, with FI_EINVAL and a message naming the largest value that fits: 0 or 1..2^28; not
      * below a non-zero {@code count}; and the AV's file at this many entries at most 2^31 - 1 bytes (one
-     * mapping). With 64-byte slots (FI_SOCKADDR_IN, FI_SOCKADDR_IN6) that is at most 16,777,216 for an
-     * AV that grows (22,368,576 for one created with that count, which never grows); with 192-byte slots
-     * (FI_ADDR_STR) 8,388,608 (9,394,858); auth keys take a few pages more. The file system's free space
+     * mapping). With 64-byte slots (FI_SOCKADDR_IN, FI_SOCKADDR_IN6) that is at most 14,911,168 for an
+     * AV created with count 4 that grows (16,777,216 for one created with that count, which never
+     * grows); with 192-byte slots (FI_ADDR_STR) 8,052,394 (8,388,608); auth keys take a few pages more. The file system's free space
      * is checked only for the file at creation: maxCount is a ceiling that growth honours as far as the
      * file system allows (FI_ENOSPC when a growth finds no room, the AV intact).
      *
@@ -257,7 +257,7 @@ public final class AvAttr
          * the {@link #maxCount} when smaller), which it doubles when full, up to exactly the maxCount; when
          * attaching, ignored unless it is more than the AV may grow to (FI_EINVAL). Default 0. Creating a
          * named AV refuses, with FI_EINVAL, a count outside 0..2^28, above a non-zero maxCount, or whose file
-         * would pass 2^31 - 1 bytes (22,368,576 entries of FI_SOCKADDR_IN or _IN6, 9,394,858 of FI_ADDR_STR;
+         * would pass 2^31 - 1 bytes (16,777,216 entries of FI_SOCKADDR_IN or _IN6, 8,388,608 of FI_ADDR_STR;
          * see {@link AvAttr#maxCount()}), and with FI_ENOSPC a count whose file the file system holding the
          * AV has no room for now (the message names both numbers of bytes).
          *

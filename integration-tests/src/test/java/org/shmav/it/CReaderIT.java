@@ -300,17 +300,23 @@ class CReaderIT
         final int seg = 512;
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
+            new Corruption("layout 4.0 (an older shmav: one hash area per segment, rebuilt by stopping writers)",
+                putInt(8, 4 << 16), "layout version 4.0 is not supported: app=5.0 file=4.0 (written by an older shmav"),
             new Corruption("layout 3.0 (an older shmav: every segment doubles)", putInt(8, 3 << 16),
-                "layout version 3.0 is not supported: app=4.0 file=3.0 (written by an older shmav"),
+                "layout version 3.0 is not supported: app=5.0 file=3.0 (written by an older shmav"),
             new Corruption("layout 2.0 (an older shmav)", putInt(8, 2 << 16),
-                "layout version 2.0 is not supported: app=4.0 file=2.0 (written by an older shmav"),
+                "layout version 2.0 is not supported: app=5.0 file=2.0 (written by an older shmav"),
             new Corruption("layout 1.1 (an older shmav)", putInt(8, 1 << 16 | 1),
-                "layout version 1.1 is not supported: app=4.0 file=1.1 (written by an older shmav"),
-            new Corruption("major version 5 (a newer shmav)", putInt(8, 5 << 16),
-                "layout version 5.0 is not supported: app=4.0 file=5.0 (written by a newer shmav"),
+                "layout version 1.1 is not supported: app=5.0 file=1.1 (written by an older shmav"),
+            new Corruption("major version 6 (a newer shmav)", putInt(8, 6 << 16),
+                "layout version 6.0 is not supported: app=5.0 file=6.0 (written by a newer shmav"),
             new Corruption("major version 0, minor 1", putInt(8, 1),
-                "layout version 0.1 is not supported: app=4.0 file=0.1"),
+                "layout version 0.1 is not supported: app=5.0 file=0.1"),
             new Corruption("headerLength", putInt(12, 8192), "corrupt header: headerLength=8192"),
+            new Corruption("indexState with bits no writer sets", putLong(384, 1L << 60),
+                "corrupt header: indexState=" + (1L << 60)),
+            new Corruption("indexState naming a target while idle", putLong(384, 1L | 1L << 35),
+                "corrupt header: indexState=" + (1L | 1L << 35)),
             new Corruption("addrFormat FI_ADDR_PSMX", putInt(16, 5), "corrupt header: addrFormat=5"),
             new Corruption("addrFormat FI_SOCKADDR_IN6", putInt(16, 3), "corrupt header: addrLen=16"),
             new Corruption("avType UNSPEC", putInt(24, 0), "corrupt header: avType=0"),
@@ -366,7 +372,7 @@ class CReaderIT
         // Accepted by both: a later minor version of layout 4 (AvLayout.read accepts any 4.x), and a file longer
         // than its published segments (a growth in progress, or the reservation of a grower that died).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 4 << 16 | 7);
+        minor.putInt(8, 5 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
         Files.write(dir.path().resolve("extended"), Arrays.copyOf(good, good.length + 3 * 4096));

@@ -290,7 +290,7 @@ class CrashStormIT
                     {
                         problems.add("address " + StormAddress.hex(buf, 0) + " is in slots " + other + " and " + i);
                     }
-                    // The index misses no VALID slot (shm-layout.md, Index rebuilds): else a later insert of
+                    // The index misses no VALID slot (shm-layout.md, The index and its migration): else a later insert of
                     // this address would take a second slot, and its reverse lookup would fail for good.
                     final long indexed = table.reverseLookup(buf, 0, StormAddress.LENGTH, -1L);
                     if (indexed != i && other == null)
