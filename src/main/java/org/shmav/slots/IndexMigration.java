@@ -16,6 +16,7 @@ import org.shmav.shm.Memory;
  * <pre>
  *   indexState:  idle(A, a) --CAS (start)--> migrating(A, a -&gt; B) --CAS (switch, after a full copy)--> idle(B, a+1)
  *   copy:        every entry of A under a whose slot is CLAIMED or VALID, placed in B under a + 1
+ *   sweep:       every bucket of B left by its earlier use (older stamp) --CAS--> 0
  * </pre>
  *
  * Invariants: the switch comes only after a full pass over A that began once the migration was
@@ -173,9 +174,41 @@ final class IndexMigration
             }
             copied += placed;
         }
+        if (!sweepTarget(state))
+        {
+            return true; // switched by another writer meanwhile
+        }
         if (m.compareAndSetLong(AvFileDescriptor.INDEX_STATE_OFFSET, state, switched(state)))
         {
             m.setLongVolatile(AvFileDescriptor.HASH_USED_BASE_OFFSET, copied - ChangeCounters.published(m, layout));
+        }
+        return true;
+    }
+
+    /**
+     * Sets every bucket of the target that an earlier use of its area left (a stamp older than the
+     * target's) to 0, by CAS from the value read, so that no bucket's stamp falls ever further behind
+     * the area's (past 2^27 uses it would read as newer). A CAS that loses to an inserter's or a copy's
+     * placement leaves that entry; a late sweeper only ever turns an EMPTY value into another. False
+     * when indexState moved on meanwhile (someone else switched).
+     */
+    private boolean sweepTarget(final long state)
+    {
+        final long base = index.targetBase(state);
+        final long mask = index.targetMask(state);
+        final long stamp = (stamp(state) + 1) & STAMP_MASK;
+        for (long b = 0; b <= mask; b++)
+        {
+            if ((b & (STATE_CHECK_EVERY - 1)) == STATE_CHECK_EVERY - 1 && index.indexState() != state)
+            {
+                return false;
+            }
+            final int offset = (int)(base + b * Long.BYTES);
+            final long u = m.getLongVolatile(offset);
+            if (slotField(u) != 0 && older(bucketStamp(u), stamp))
+            {
+                m.compareAndSetLong(offset, u, 0L);
+            }
         }
         return true;
     }

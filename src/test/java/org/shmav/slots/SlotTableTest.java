@@ -189,6 +189,44 @@ class SlotTableTest
         assertEquals(30, r.table().count());
     }
 
+    /**
+     * A migration into an area clears what the area's earlier uses left: values with older stamps
+     * become 0, so that no bucket's stamp keeps falling behind the area's (2^27 uses behind, it would
+     * read as newer than the state, and every walker would start over for good). Entries placed under
+     * the new stamp stay.
+     */
+    @Test
+    void shouldSweepWhatEarlierUsesLeftInTheTargetArea()
+    {
+        final Region r = region();
+        for (int i = 0; i < 10; i++)
+        {
+            assertEquals(i, insert(r, address(i)));
+        }
+        final long idle = indexState(r);
+        final long next = IndexWord.stamp(idle) + 1;
+        final long area1 = r.layout().hashArea(0, 1);
+        final long buckets = r.layout().hashBuckets(0);
+        // Leftovers: a TOMBSTONE of the previous use, an entry of a use (1 << 27) - 2 stamps ago.
+        r.memory().putLong((int)(area1 + 8 * (buckets - 1)), IndexWord.tombstone(next - 2));
+        r.memory().putLong((int)(area1 + 8 * (buckets - 2)), IndexWord.entry(next - (1L << 27) + 2, 0, 5));
+        assertTrue(r.table().migrateIndex(r.writer()));
+        assertEquals(0, r.memory().getLong((int)(area1 + 8 * (buckets - 1))), "the previous use's TOMBSTONE");
+        assertEquals(0, r.memory().getLong((int)(area1 + 8 * (buckets - 2))), "the ancient entry");
+        long entries = 0;
+        for (long b = 0; b < buckets; b++)
+        {
+            final long v = r.memory().getLong((int)(area1 + 8 * b));
+            assertTrue(v == 0 || IndexWord.bucketStamp(v) == next, "bucket " + b + ": " + Long.toHexString(v));
+            entries += v != 0 ? 1 : 0;
+        }
+        assertEquals(10, entries, "the copies stay");
+        for (int i = 0; i < 10; i++)
+        {
+            assertEquals(i, r.table().reverseLookup(address(i), 0, 16, -1L));
+        }
+    }
+
     private static long indexState(final Region r)
     {
         return r.memory().getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
