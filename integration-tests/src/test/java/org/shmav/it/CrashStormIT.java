@@ -232,7 +232,7 @@ class CrashStormIT
             return work.getParent().toString();
         }
 
-        /** Right after a kill: was the dead writer inside an operation, or rebuilding the hash? (best effort: others may recover it first) */
+        /** Right after a kill: was the dead writer inside an operation, or migrating the index? (best effort: others may recover it first) */
         private void inspectCorpse(final long pid)
         {
             final AvLayout layout = AvLayout.read(shared, shared.capacity());
@@ -376,7 +376,7 @@ class CrashStormIT
 
         String summary()
         {
-            return "kills=" + killed.get() + " (in an operation: " + killedInFlight.get() + ", rebuilding the hash: " +
+            return "kills=" + killed.get() + " (in an operation: " + killedInFlight.get() + ", migrating the index: " +
                 killedRebuilding.get() + "; recovered by the test JVM: " + recoveredHere.get() + ", slots it repaired: " +
                 repairedHere.get() + "), writer ops=" + ops.get() + ", acknowledged inserts=" + acknowledged.get() +
                 ", removals logged=" + removalsLogged.get() + ", live entries checked=" + checkedLive + ", VALID slots=" +

@@ -15,7 +15,7 @@ import org.shmav.slots.ToolAccess;
  * A child JVM of {@link FrozenPeerIT}, doing what the parent freezes it in the middle of.
  * {@code grow}: for k = 1, 2, ...: waits for the file {@code go.k}, inserts one new address into the
  * full AV (which grows it), prints {@code grew k}. {@code rebuild}: prints {@code writer A} (its
- * attacher index), waits for {@code go.1}, then rebuilds the AV's index over and over until killed.
+ * attacher index), waits for {@code go.1}, then migrates the AV's index between its areas over and over until killed.
  * Arguments: directory, AV name, mode, directory of the go files.
  */
 public final class FrozenPeer

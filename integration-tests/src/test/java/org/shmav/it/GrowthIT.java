@@ -178,7 +178,7 @@ class GrowthIT
             Files.delete(file);
         }
         System.out.println("GrowthIT: " + rounds + " rounds, " + killedInGrowth + " kills left a growth half-done " +
-            "(a reserved tail or a rebuild mark of the dead writer), every survivor finished and nothing was lost");
+            "(a reserved tail, or a migration of the index left running), every survivor finished and nothing was lost");
         assertTrue(killedInGrowth > 0 || rounds < 6, "no kill landed inside a growth in " + rounds + " rounds");
     }
 
