@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import org.shmav.FiErrno;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.IndexWord;
@@ -85,6 +86,17 @@ final class DedupIndex
         return activeSegment(state) < layout.segments() && (!migrating(state) || targetSegment(state) < layout.segments());
     }
 
+    /**
+     * Why {@code state}, not {@link #inView}, cannot be used: {@link SlotTable#STALE_VIEW} when the AV
+     * grew past this view (map the file again); -EIO when it names a segment the AV never published (a
+     * damaged word: a growth publishes its segment before any state names it, so a writer that loaded
+     * such a state sees the new segment count).
+     */
+    int outOfView(final long state)
+    {
+        return stale() ? SlotTable.STALE_VIEW : -FiErrno.EIO;
+    }
+
     /** True when the AV grew past this view: map the file again. */
     boolean stale()
     {
@@ -120,7 +132,11 @@ final class DedupIndex
             final long state = m.getLongAcquire(AvFileDescriptor.INDEX_STATE_OFFSET);
             if (!inView(state))
             {
-                return SlotTable.STALE_VIEW;
+                if (stale())
+                {
+                    return SlotTable.STALE_VIEW;
+                }
+                break; // a damaged indexState: the slots still answer
             }
             final long slot = probe(state, src, off, len, authKey, hash);
             if (slot >= 0)

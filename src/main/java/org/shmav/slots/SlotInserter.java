@@ -269,7 +269,7 @@ final class SlotInserter
         if (!dedup.inView(state))
         {
             giveBackClaim(w);
-            return SlotTable.STALE_VIEW;
+            return dedup.outOfView(state);
         }
         if (dedup.probe(state, src, off, len, authKey, hash) >= 0)
         {
@@ -299,13 +299,14 @@ final class SlotInserter
             final long state = dedup.indexState();
             if (!dedup.inView(state))
             {
-                return SlotTable.STALE_VIEW;
+                return dedup.outOfView(state);
             }
             final long r = placer.place(w, dedup.activeBase(state), dedup.activeMask(state), stamp(state), src, off, len,
                 authKey, hash, -1, userId);
-            if (r != KeyPlacer.RESTATE)
+            if (r != KeyPlacer.RESTATE || dedup.indexState() == state)
             {
-                return r == KeyPlacer.INSTALLED || r == KeyPlacer.AREA_FULL ? NO_MATCH : r;
+                // A stamp newer than an unchanged state is a damaged bucket: the placing decides then.
+                return r == KeyPlacer.INSTALLED || r == KeyPlacer.AREA_FULL || r == KeyPlacer.RESTATE ? NO_MATCH : r;
             }
         }
         return NO_MATCH;
@@ -344,7 +345,7 @@ final class SlotInserter
             if (!dedup.inView(state))
             {
                 giveBackClaim(w);
-                return SlotTable.STALE_VIEW;
+                return dedup.outOfView(state);
             }
             long r = placer.place(w, dedup.activeBase(state), dedup.activeMask(state), stamp(state), src, off, len,
                 authKey, hash, index, userId);
@@ -363,6 +364,11 @@ final class SlotInserter
             }
             if (r == KeyPlacer.RESTATE)
             {
+                if (dedup.indexState() == state)
+                {
+                    giveBackClaim(w);
+                    return -FiErrno.EIO; // a bucket stamped newer than the state itself: damaged (shm-layout.md, Limits)
+                }
                 continue;
             }
             if (r == KeyPlacer.AREA_FULL)
