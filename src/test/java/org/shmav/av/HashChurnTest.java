@@ -1,6 +1,7 @@
 package org.shmav.av;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -24,6 +25,7 @@ import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.Fi;
+import org.shmav.FiErrno;
 import org.shmav.av.AddressVectorImpl;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
@@ -175,6 +177,46 @@ class HashChurnTest
             assertEquals(1, av.recover());
             assertEquals(IndexWord.switched(started), m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET), "finished");
             assertEquals(one[0], av.reverseLookup(address(9)));
+        }
+    }
+
+    /**
+     * A damaged indexState (a segment the AV never published) or a bucket stamped newer than the state:
+     * no call hangs. Reverse lookups scan the slots, inserts of new addresses fail with FI_EIO. Before,
+     * reverseLookup answered "the AV grew" and the handle mapped the file and asked again, for ever
+     * (CorruptionFuzzIT, seed 20801638497648).
+     */
+    @Test
+    void shouldAnswerBesideADamagedIndexStateWithoutHanging()
+    {
+        try (AddressVector av = openNamed(16))
+        {
+            final long[] one = new long[1];
+            assertEquals(1, av.insert(address(3), 1, one, 0, null));
+            final Memory m = ((AddressVectorImpl)av).region().memory();
+            final long good = m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
+            m.setLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET, IndexWord.idle(IndexWord.stamp(good), 7, 0));
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () ->
+            {
+                assertEquals(one[0], av.reverseLookup(address(3)), "found by a scan");
+                final int[] err = new int[1];
+                assertEquals(0, av.insert(address(4), 1, new long[1], Fi.SYNC_ERR, err));
+                assertEquals(FiErrno.EIO, err[0]);
+            });
+            // A bucket stamped newer than the state, on the probe sequence of a new address.
+            m.setLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET, good);
+            final Region r = ((AddressVectorImpl)av).region();
+            final long hash = SlotTable.hash(address(5), 0, 16, -1L);
+            final long mask = r.layout().hashBuckets(0) - 1;
+            m.setLongVolatile((int)(r.layout().hashArea(0, IndexWord.activeArea(good)) + 8 * (hash & mask)),
+                IndexWord.entry(IndexWord.stamp(good) + 5, hash, 9));
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () ->
+            {
+                assertEquals(Fi.ADDR_NOTAVAIL, av.reverseLookup(address(5)));
+                final int[] err = new int[1];
+                assertEquals(0, av.insert(address(5), 1, new long[1], Fi.SYNC_ERR, err));
+                assertEquals(FiErrno.EIO, err[0]);
+            });
         }
     }
 
