@@ -436,6 +436,10 @@ public final class FuzzRunner
         Files.writeString(progress, description + "\n");
         final Path file = dir.resolve("case");
         Files.deleteIfExists(file);
+        if (caseSeed < 0 || r.nextInt(10) != 0)
+        {
+            bindLockFile(image); // else the header names another lock file: writers refuse it
+        }
         Files.write(file, image, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         DomainAttr.Builder domain = base.domain();
         if (caseSeed >= 0 && r.nextInt(10) == 0)
@@ -455,6 +459,28 @@ public final class FuzzRunner
             failures.add(description + " step=domain " + trace(e));
         }
         Files.deleteIfExists(file);
+    }
+
+    /**
+     * Makes the case's lock file (layout 4: writers lock there, and refuse an AV whose header names
+     * another) and writes its inode and device into {@code image}, so that writers, not only readers,
+     * meet the mutated file. Without it every read-write open was refused (FUZZ-SUMMARY
+     * openedReadWrite=0 from layout 4.0 on).
+     */
+    private void bindLockFile(final byte[] image) throws IOException
+    {
+        if (image.length < AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET + 8)
+        {
+            return;
+        }
+        final Path lock = dir.resolve(".shmav-lock.case");
+        if (!Files.exists(lock))
+        {
+            Files.createFile(lock);
+        }
+        final ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(AvFileDescriptor.LOCK_FILE_INODE_OFFSET, ((Number)Files.getAttribute(lock, "unix:ino")).longValue());
+        b.putLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET, ((Number)Files.getAttribute(lock, "unix:dev")).longValue());
     }
 
     private interface Step
