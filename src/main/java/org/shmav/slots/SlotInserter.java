@@ -266,6 +266,7 @@ final class SlotInserter
             }
         }
         final long state = dedup.indexState();
+        w.seenState = state;
         if (!dedup.inView(state))
         {
             giveBackClaim(w);
@@ -297,6 +298,7 @@ final class SlotInserter
         for (int attempt = 0; attempt < ROUNDS_BEFORE_DEADLINE; attempt++)
         {
             final long state = dedup.indexState();
+            w.seenState = state;
             if (!dedup.inView(state))
             {
                 return dedup.outOfView(state);
@@ -334,14 +336,14 @@ final class SlotInserter
         final int len, final long authKey, final long userId, final long hash, final long mapBase)
     {
         int migrations = 0;
-        for (int round = 0; ; round++)
+        long state = w.seenState; // loaded by the probe before the claim: a later change shows at the check
+        for (int round = 0; ; round++, state = dedup.indexState())
         {
             if (round >= ROUNDS_BEFORE_DEADLINE && Waits.passed(Waits.deadline(w)))
             {
                 giveBackClaim(w);
                 return -FiErrno.EAGAIN; // other writers kept moving the index all along: try again
             }
-            final long state = dedup.indexState();
             if (!dedup.inView(state))
             {
                 giveBackClaim(w);

@@ -31,6 +31,11 @@ public final class Writer
     /** The slot this writer holds CLAIMED, -1 for none, and the exact word its claim CAS wrote. */
     long claimedSlot = -1;
     long claimWord;
+    /**
+     * The indexState this writer's insert loaded when it probed for its key, before its claim: the
+     * first placing uses it (a change since shows at the check after the placing).
+     */
+    long seenState;
     /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
     int insertsSinceCrowdCheck = IndexMigration.CROWD_CHECK_EVERY;
     /**
@@ -87,11 +92,11 @@ public final class Writer
     /**
      * Sets this writer's {@code phase} word: 1 inside an insert or removal, 0 outside. Only a hint, read
      * by an inserter that finds the AV full to let claims in flight settle (bounded): nobody waits on
-     * it for safety, so plain release stores do.
+     * it for safety, so plain stores do.
      */
     void phaseHint(final long inside)
     {
-        m.setLongRelease(entry + PHASE_OFFSET, inside);
+        m.putLong(entry + PHASE_OFFSET, inside); // a hint: the claim's CAS orders it well enough
     }
 
     void journal(final long value)
