@@ -7,6 +7,7 @@ import org.shmav.AvType;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SlotDescriptor;
 
@@ -62,7 +63,8 @@ final class Fixture
 
     /**
      * Writer {@code w} claims the lowest FREE slot (the real claim CAS, recorded in {@code w}), fills
-     * it with {@code address} and indexes it, as an insert does right before its publish; the slot.
+     * it with {@code address} and places its entry in the active area {@code indexState} names (and in
+     * the target too, if a migration runs), as an insert does right before its publish; the slot.
      */
     long claimFilledIndexed(final Writer w, final ByteBuffer address)
     {
@@ -75,14 +77,49 @@ final class Fixture
         m.putLong(slot + SlotDescriptor.AUTH_KEY_OFFSET, -1L);
         m.putLong(slot + SlotDescriptor.USER_ID_OFFSET, -1L);
         final long hash = DedupIndex.hash(address, 0, LEN, -1L);
-        final long mask = new DedupIndex(m, layout, new SlotReader(m, layout)).bucketMask();
-        for (long b = hash & mask; ; b = (b + 1) & mask)
+        final long state = m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
+        place(IndexWord.activeSegment(state), IndexWord.activeArea(state), IndexWord.stamp(state), hash, index);
+        if (IndexWord.migrating(state))
         {
-            if (m.compareAndSetLong(layout.bucket(b), DedupIndex.EMPTY, ((hash >>> 32) << 32) | (index + 1)))
-            {
-                return index;
-            }
+            place(IndexWord.targetSegment(state), IndexWord.targetArea(state), IndexWord.stamp(state) + 1, hash, index);
         }
+        return index;
+    }
+
+    /**
+     * Places the entry of {@code index} (key hash {@code hash}) at the first bucket of its probe sequence
+     * that is EMPTY under {@code stamp} in area {@code area} of segment {@code segment}, by CAS from the
+     * value read (a bucket of an older stamp is EMPTY, not 0).
+     */
+    void place(final int segment, final int area, final long stamp, final long hash, final long index)
+    {
+        final Memory m = region.memory();
+        final AvLayout layout = region.layout();
+        final long base = layout.hashArea(segment, area);
+        final long mask = layout.hashBuckets(segment) - 1;
+        final long c = stamp & IndexWord.STAMP_MASK;
+        for (long b = hash & mask, probes = 0; probes <= mask; )
+        {
+            final int offset = (int)(base + b * Long.BYTES);
+            final long v = m.getLongVolatile(offset);
+            if (DedupIndex.kind(v, c) == DedupIndex.EMPTY)
+            {
+                if (m.compareAndSetLong(offset, v, IndexWord.entry(c, hash, index)))
+                {
+                    return;
+                }
+                continue; // taken meanwhile: look at what it holds
+            }
+            b = (b + 1) & mask;
+            probes++;
+        }
+        throw new IllegalStateException("no EMPTY bucket for slot " + index + " in area " + area + " of segment " + segment);
+    }
+
+    /** The header word indexState. */
+    long indexState()
+    {
+        return region.memory().getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
     }
 
     /** Slots whose map_addr entry disagrees with their state: VALID slot i maps to i (map base 0), others to -1. */
@@ -98,6 +135,63 @@ final class Fixture
             }
         }
         return bad;
+    }
+
+    /**
+     * VALID slots that reverse lookup does not find at their own index (with their own address and auth
+     * key): with no other thread running, a miss is the index's answer, so each one is a VALID slot the
+     * active area lacks (or a second slot of an address, found at the first one).
+     */
+    long indexMisses()
+    {
+        final ByteBuffer dst = ByteBuffer.allocate(LEN);
+        long misses = 0;
+        for (long i = 0; i < table.capacity(); i++)
+        {
+            final int len = table.lookup(i, dst.clear());
+            if (len < 0)
+            {
+                continue;
+            }
+            if (table.reverseLookup(dst, 0, len, table.authKeyOf(i)) != i)
+            {
+                misses++;
+            }
+        }
+        return misses;
+    }
+
+    /** Pairs of VALID slots that hold one address (with one auth key): 0 unless dedup failed. */
+    long duplicates()
+    {
+        final java.util.List<ByteBuffer> keys = new java.util.ArrayList<>();
+        for (long i = 0; i < table.capacity(); i++)
+        {
+            final ByteBuffer dst = ByteBuffer.allocate(LEN + Long.BYTES);
+            final int len = table.lookup(i, dst);
+            if (len >= 0)
+            {
+                keys.add(dst.putLong(LEN, table.authKeyOf(i)).limit(LEN + Long.BYTES));
+            }
+        }
+        long pairs = 0;
+        for (int a = 0; a < keys.size(); a++)
+        {
+            for (int b = a + 1; b < keys.size(); b++)
+            {
+                if (keys.get(a).equals(keys.get(b)))
+                {
+                    pairs++;
+                }
+            }
+        }
+        return pairs;
+    }
+
+    /** 1 while indexState names a running migration, else 0. */
+    long migrating()
+    {
+        return IndexWord.migrating(indexState()) ? 1 : 0;
     }
 
     /** References held by slot {@code index}, 0 unless VALID. */

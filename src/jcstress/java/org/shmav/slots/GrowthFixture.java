@@ -6,14 +6,16 @@ import org.shmav.AddrFormat;
 import org.shmav.AvType;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SlotDescriptor;
 
 /**
  * A growable AV region in process memory for one jcstress iteration: segment 0 of {@code count} slots,
- * the first {@code filled} of them taken, in a buffer already long enough for segment 1, so that a grower can run the real publication
- * ({@link SegmentGrowth#publishSegment}) while another writer works through its own, older view, as a
- * process that has not yet seen the growth would.
+ * the first {@code filled} of them taken, in a buffer already long enough for segment 1, so that a grower
+ * can run the real publication ({@link SegmentGrowth#publishSegment}) and the move of the index into the
+ * new segment ({@link SlotTable#moveIndexInto}) while another writer works through its own, older view,
+ * as a process that has not yet seen the growth would.
  */
 final class GrowthFixture
 {
@@ -43,10 +45,23 @@ final class GrowthFixture
         }
     }
 
-    /** The grower's growth: returns its view of the grown AV. */
+    /**
+     * The grower's growth (steps 4, 5 and 7 of {@link SegmentGrowth}): the segment published, then the
+     * index moved into it by the grower's writer while other writers go on; returns its view of the grown AV.
+     */
     Region grow()
     {
-        return SegmentGrowth.publishSegment(growerView, memory, bigger, "jcstress", "grow");
+        final Region next = SegmentGrowth.publishSegment(growerView, memory, bigger);
+        next.table().moveIndexInto(next.writer(), bigger.segments() - 1);
+        return next;
+    }
+
+    /** 1 when indexState names no migration and area 0 of the grown AV's last segment as the active one, else 0. */
+    long indexMoved()
+    {
+        final long state = memory.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
+        return !IndexWord.migrating(state) && IndexWord.activeSegment(state) == bigger.segments() - 1 &&
+            IndexWord.activeArea(state) == 0 ? 1 : 0;
     }
 
     /** A view of the grown AV for writer w2, as its process would map once it sees the growth. */

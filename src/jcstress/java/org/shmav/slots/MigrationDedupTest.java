@@ -13,36 +13,46 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJJJ_Result;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.IndexWord;
+import org.shmav.shm.Memory;
 
 /**
- * Hash rebuild racing two inserters of the same address: the hash starts with no EMPTY bucket (only
- * tombstones), so each insert must rebuild it first, while the other is inserting or rebuilding too.
+ * A migration of the index racing two inserters of the same address: after some churn, every bucket
+ * of the active area that is EMPTY under the current stamp is made a TOMBSTONE of that stamp, so the
+ * area has no EMPTY bucket left: no insert can place until the index migrated to the other area, which
+ * each inserter starts or helps (its crowding check, or its full area) while the other is inserting or
+ * migrating too; the copy, the switch and the placing into both areas must still give one slot.
  * Results: slot of writer 1, of writer 2, count(), references of writer 1's slot.
  */
 @JCStressTest
-@Description("A rebuild of the hash never lets two inserters of one address make two entries.")
+@Description("A migration of the index never lets two inserters of one address make two entries.")
 @Outcome(id = "0, 0, 1, 2", expect = ACCEPTABLE, desc = "one entry in slot 0 with two references")
 @Outcome(id = "1, 1, 1, 2", expect = ACCEPTABLE, desc = "one entry in slot 1 (the claimer of slot 0 backed off) with two references")
 @Outcome(expect = FORBIDDEN, desc = "two entries for one address, a lost reference, or count() drift")
 @State
-public class RebuildDedupTest
+public class MigrationDedupTest
 {
     final Fixture av = new Fixture(4);
     final ByteBuffer x1 = Fixture.address(7);
     final ByteBuffer x2 = Fixture.address(7);
 
-    public RebuildDedupTest()
+    public MigrationDedupTest()
     {
         for (int i = 100; i < 140; i++) // churn
         {
             av.table.remove(av.w1, av.insert(av.w1, Fixture.address(i)));
         }
+        final Memory m = av.region.memory();
         final AvLayout layout = av.region.layout();
-        for (long bucket = 0; bucket < layout.hashBuckets(); bucket++)
+        final long state = av.indexState();
+        final long base = layout.hashArea(IndexWord.activeSegment(state), IndexWord.activeArea(state));
+        final long stamp = IndexWord.stamp(state);
+        for (long bucket = 0; bucket < layout.hashBuckets(IndexWord.activeSegment(state)); bucket++)
         {
-            if (av.region.memory().getLong(layout.bucket(bucket)) == SlotTable.EMPTY)
+            final int offset = (int)(base + bucket * Long.BYTES);
+            if (DedupIndex.kind(m.getLong(offset), stamp) == DedupIndex.EMPTY)
             {
-                av.region.memory().putLong(layout.bucket(bucket), SlotTable.TOMBSTONE);
+                m.putLong(offset, IndexWord.tombstone(stamp));
             }
         }
     }

@@ -12,18 +12,21 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.J_Result;
 
-/** Reverse lookup racing a hash rebuild: Y is in slot 0 the whole time. Result: what reverse lookup returned. */
+/**
+ * Reverse lookup racing a migration of the index to the other area: Y is in slot 0 the whole time.
+ * Result: what reverse lookup returned.
+ */
 @JCStressTest
-@Description("A reverse lookup never misses a present address while the hash is rebuilt under it.")
-@Outcome(id = "0", expect = ACCEPTABLE, desc = "found Y (through the hash, or the slot scan when a rebuild overlapped)")
+@Description("A reverse lookup never misses a present address while the index migrates under it.")
+@Outcome(id = "0", expect = ACCEPTABLE, desc = "found Y (through either area, or the slot scan when migrations overlapped)")
 @Outcome(expect = FORBIDDEN, desc = "missed Y, or found it somewhere it is not")
 @State
-public class RebuildReverseLookupTest
+public class MigrationReverseLookupTest
 {
     final Fixture av = new Fixture(4);
     final ByteBuffer y = Fixture.address(3);
 
-    public RebuildReverseLookupTest()
+    public MigrationReverseLookupTest()
     {
         av.insert(av.w1, Fixture.address(3));
         for (int i = 100; i < 120; i++)
@@ -33,9 +36,9 @@ public class RebuildReverseLookupTest
     }
 
     @Actor
-    public void rebuilder()
+    public void migrator()
     {
-        av.table.rebuildIndex(av.w2);
+        av.table.migrateIndex(av.w2);
     }
 
     @Actor
