@@ -70,6 +70,10 @@ class CorruptionFuzzIT
                 FuzzRunner.readProgress(progress) + " (replay with -Dshmav.fuzz.case=<case>)\n" + tail(output));
             assertEquals(0, exit, "cases failed (an exception other than FabricException):\n" +
                 output.lines().filter(l -> l.startsWith("FUZZ-FAILURE")).limit(20).reduce("", (a, b) -> a + b + "\n"));
+            // Writers must meet mutated files too, not only readers: from layout 4.0 until this check
+            // every read-write open was refused (the copies had no lock file) and nobody noticed.
+            final java.util.regex.Matcher rw = java.util.regex.Pattern.compile("openedReadWrite=(\\d+)").matcher(summary);
+            assertTrue(rw.find() && Long.parseLong(rw.group(1)) > 0, "no mutated file was opened read-write: " + summary);
         }
     }
 
