@@ -46,7 +46,6 @@ public final class AvLayout
     private final long slotsOffset;
     private final long mapOffset;
     private final long baseLength;
-    private final long hashOffset;
     private final long hashBuckets;
     private final long fileLength;
     /** Per segment: file offset of its slots and of its hash; slot and map_addr offsets less first * size. */
@@ -103,7 +102,6 @@ public final class AvLayout
             mapBase[k] = map - first * Long.BYTES;
         }
         this.capacity = segmentEnd(segments - 1);
-        this.hashOffset = segmentHashes[segments - 1];
         this.hashBuckets = buckets;
         this.fileLength = end;
     }
@@ -487,12 +485,6 @@ public final class AvLayout
     public long mapOffset()
     {
         return mapOffset;
-    }
-
-    /** The last segment's hash section (area 0). */
-    public long hashOffset()
-    {
-        return hashOffset;
     }
 
     /** Buckets of each of the last segment's hash areas. */

@@ -14,6 +14,8 @@ package org.shmav.shm;
  *   bucket:      bits 63..36 stamp | 35..26 tag (hash &gt;&gt;&gt; 54) | 25..0 slot + 1 (0x3FFFFFF: TOMBSTONE)
  * </pre>
  *
+ * The 26-bit slot field holds any slot: a file of at most 2^31 - 1 bytes has fewer than 2^25.
+ *
  * To a walker using stamp c a bucket is EMPTY when it is 0, its slot field is 0, or its stamp is older
  * than c; a stamp newer than c means the walker's {@code indexState} is out of date.
  */
@@ -21,13 +23,9 @@ public final class IndexWord
 {
     /** The stamp field of a bucket, and the stamp arithmetic: modulo 2^28. */
     public static final long STAMP_MASK = (1L << 28) - 1;
-    /** The low 36 bits of a bucket: tag and slot + 1, what identifies an entry within one stamp. */
-    public static final long ENTRY_MASK = (1L << 36) - 1;
     private static final long SLOT_MASK = (1L << 26) - 1;
     /** The slot field of a TOMBSTONE. */
     public static final long TOMBSTONE_SLOT = SLOT_MASK;
-    /** Slots an AV may have: slot + 1 and the TOMBSTONE value must fit the 26-bit field. */
-    public static final long MAX_SLOTS = SLOT_MASK - 1;
     /** The indexState a creator writes: stamp 1, segment 0, area 0, no migration. */
     public static final long INITIAL_STATE = 1;
     private static final int MIGRATING_BIT = 34;
@@ -138,11 +136,5 @@ public final class IndexWord
     {
         final long d = (c - x) & STAMP_MASK;
         return d != 0 && d < 1L << 27;
-    }
-
-    /** True when stamp {@code x} is newer than {@code c}. */
-    public static boolean newer(final long x, final long c)
-    {
-        return older(c, x);
     }
 }

@@ -78,9 +78,7 @@ final class IndexMigration
         }
         if (migrating(state))
         {
-            final int migrator = migrator(state);
-            if (migrator == w.index || migrator < 0 || migrator >= layout.attachersCapacity() ||
-                !recovery.ownerAlive(migrator))
+            if (orphaned(w, state))
             {
                 finish(w, state);
             }
@@ -91,6 +89,24 @@ final class IndexMigration
         {
             makeRoom(w, state);
         }
+    }
+
+    /** See {@link SlotTable#finishOrphanedMigration}. */
+    boolean finishOrphaned(final Writer w)
+    {
+        final long state = index.indexState();
+        return migrating(state) && index.inView(state) && orphaned(w, state) && finish(w, state);
+    }
+
+    /**
+     * True when the migration {@code state} has no live migrator but perhaps {@code w} itself (one an
+     * Error cut short): nobody else is copying, so a writer that helps only then loses no work.
+     */
+    private boolean orphaned(final Writer w, final long state)
+    {
+        final int migrator = migrator(state);
+        return migrator == w.index || migrator < 0 || migrator >= layout.attachersCapacity() ||
+            !recovery.ownerAlive(migrator);
     }
 
     /**

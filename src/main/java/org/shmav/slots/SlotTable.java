@@ -377,17 +377,7 @@ public final class SlotTable
      */
     public boolean finishOrphanedMigration(final Writer w)
     {
-        final long state = index.indexState();
-        if (!org.shmav.shm.IndexWord.migrating(state) || !index.inView(state))
-        {
-            return false;
-        }
-        final int migrator = org.shmav.shm.IndexWord.migrator(state);
-        if (migrator >= 0 && migrator < layout.attachersCapacity() && migrator != w.index && recovery.ownerAlive(migrator))
-        {
-            return false;
-        }
-        return migration.finish(w, state);
+        return migration.finishOrphaned(w);
     }
 
     /** Indexes every VALID slot afresh: only for a region nobody else sees yet (a private AV's grown copy, tests). */
