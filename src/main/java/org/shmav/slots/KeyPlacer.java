@@ -52,8 +52,8 @@ final class KeyPlacer
     /**
      * Walks the key's probe sequence in one area under {@code stamp}. With {@code ownSlot >= 0} the
      * entry of that slot is placed at the first EMPTY bucket (by CAS from the value read), every bucket
-     * before it checked: {@link #INSTALLED}, also when the entry is there already (an earlier round, a
-     * migration's copy). With {@code ownSlot} -1 it only looks: {@link #INSTALLED} means "EMPTY
+     * before it checked: {@link #INSTALLED}; an entry equal to it met on the way is retired to a
+     * TOMBSTONE first (below). With {@code ownSlot} -1 it only looks: {@link #INSTALLED} means "EMPTY
      * reached". A VALID slot of the key: reference taken, its index; {@link #AREA_FULL};
      * {@link #RESTATE}; or a negative errno.
      */
@@ -85,7 +85,13 @@ final class KeyPlacer
             {
                 if (b == own)
                 {
-                    return INSTALLED;
+                    // An entry like ours that this walk did not place: a dead one of the slot's earlier
+                    // incarnation (or our own of an earlier round, or a migration's copy of it). Taking it as
+                    // placed would skip the CAS that orders this insert against other inserters of the key:
+                    // one that passed it while the slot was FREE went on and placed further along, unseen.
+                    // Retire it and place afresh at the first EMPTY bucket.
+                    m.compareAndSetLong(offset, b, tombstone(stamp));
+                    continue;
                 }
                 if (tag(b) == tag)
                 {
