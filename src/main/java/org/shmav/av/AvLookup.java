@@ -10,6 +10,7 @@ import org.shmav.Addresses;
 import org.shmav.Fi;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
+import org.shmav.slots.SlotView;
 
 /**
  * The read side of one AV handle: fi_av_lookup, fi_av_straddr, reverse lookup, fi_av_user_id and the
@@ -24,6 +25,8 @@ final class AvLookup
     private final int addrlen;
     private final GrowableRegion regions;
     private final FiAddrCodec codec;
+    /** The view of the region last looked up in: a plain field (views are immutable); see {@link SlotView}. */
+    private SlotView view;
 
     AvLookup(final AddressVectorImpl av, final AddrFormat format, final GrowableRegion regions, final FiAddrCodec codec)
     {
@@ -32,6 +35,7 @@ final class AvLookup
         this.addrlen = format.addrlen();
         this.regions = regions;
         this.codec = codec;
+        this.view = regions.current().table().view();
     }
 
     /** {@code fi_av_lookup}: copies the address into {@code addr}; returns its length. */
@@ -41,14 +45,20 @@ final class AvLookup
         {
             throw invalid("fi_av_lookup", av.isClosed() ? "AV is closed" : "addr is null");
         }
-        Region r = regions.current();
-        long index = codec.indexOf(fiAddr);
-        if (index >= r.layout().capacity())
+        SlotView v = view;
+        final SlotTable current = regions.current().table();
+        if (v.table() != current)
         {
-            r = regions.follow("fi_av_lookup"); // the one branch a lookup adds: an index past this view
-            index = index < r.layout().capacity() ? index : -1;
+            v = current.view();
+            view = v;
         }
-        final int len = index < 0 ? -1 : r.table().lookup(index, addr);
+        long index = codec.indexOf(fiAddr);
+        if (index >= v.capacity())
+        {
+            v = regions.follow("fi_av_lookup").table().view(); // the one branch a lookup adds: an index past this view
+            index = index < v.capacity() ? index : -1;
+        }
+        final int len = index < 0 ? -1 : v.lookup(index, addr);
         if (len < 0)
         {
             throw invalid("fi_av_lookup", "fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");

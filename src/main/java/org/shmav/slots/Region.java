@@ -152,9 +152,22 @@ public final class Region
     /** A new private region in process memory, ready to use. */
     public static Region allocatePrivate(final AvLayout layout, final long mapBase, final long avFlags, final int rxCtxBits)
     {
-        final Memory m = new Memory(ByteBuffer.allocateDirect((int)layout.fileLength()));
+        final Memory m = privateMemory(layout.fileLength());
         initialize(m, layout, mapBase, avFlags, rxCtxBits);
         return new Region(m, layout, true);
+    }
+
+    /**
+     * Zeroed process memory for a private region, starting at a page boundary like a mapped file: from
+     * the allocator's 16-byte alignment, every 64-byte slot would straddle two cache lines (a lookup in
+     * a private AV measured 18 ns against 14 ns for the same AV in a file).
+     */
+    private static Memory privateMemory(final long length)
+    {
+        final int page = 4096;
+        final ByteBuffer raw = ByteBuffer.allocateDirect(Math.toIntExact(length + page));
+        final int skip = (page - raw.alignmentOffset(0, page)) % page;
+        return new Memory(raw.slice(skip, (int)length));
     }
 
     /**
@@ -182,7 +195,7 @@ public final class Region
         final long capacity = Math.max(minCapacity, layout.capacity() * 2);
         final AvLayout bigger = AvLayout.compute(layout.addrFormat(), layout.avType(), capacity,
             layout.attachersCapacity(), layout.authKeySize(), layout.authKeysCapacity());
-        final Memory m = new Memory(ByteBuffer.allocateDirect((int)bigger.fileLength()));
+        final Memory m = privateMemory(bigger.fileLength());
         initialize(m, bigger, memory.getLong(MAP_ADDR_BASE_OFFSET), memory.getLong(AV_FLAGS_OFFSET),
             memory.getInt(RX_CTX_BITS_OFFSET));
         copy(memory, layout.attachersOffset(), m, bigger.attachersOffset(),

@@ -46,22 +46,31 @@ final class SlotReader
     /** See {@link SlotTable#lookup}. */
     int lookup(final long index, final ByteBuffer dst)
     {
-        final int slot = layout.slot(index);
+        return lookup(m.buffer(), layout.slot(index), layout.addrLen(), dst);
+    }
+
+    /**
+     * The seqlock read of the slot at offset {@code slot} of {@code region} (a {@link Memory#buffer()},
+     * passed as a local: see {@link Memory#copyOut(ByteBuffer, int, ByteBuffer, int)}): the stored
+     * length, or -1 when the slot is not VALID or its length is not in (0, {@code maxLen}].
+     */
+    static int lookup(final ByteBuffer region, final int slot, final int maxLen, final ByteBuffer dst)
+    {
         while (true)
         {
-            final long before = m.getLongAcquire(slot + STATE_OFFSET);
+            final long before = Memory.getLongAcquire(region, slot + STATE_OFFSET);
             if (state(before) != VALID || payload(before) == 0)
             {
                 return -1;
             }
-            final int len = m.getInt(slot + ADDR_LEN_OFFSET);
-            if (len <= 0 || len > layout.addrLen())
+            final int len = region.getInt(slot + ADDR_LEN_OFFSET);
+            if (len <= 0 || len > maxLen)
             {
                 return -1;
             }
-            m.copyOut(slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
+            Memory.copyOut(region, slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
             VarHandle.acquireFence(); // the copy above is complete before the state is read again
-            final long after = m.getLong(slot + STATE_OFFSET);
+            final long after = region.getLong(slot + STATE_OFFSET);
             if (sameIncarnation(before, after))
             {
                 return len;

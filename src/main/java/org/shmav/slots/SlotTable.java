@@ -59,6 +59,7 @@ public final class SlotTable
     private final IndexMigration migration;
     private final SlotInserter inserter;
     private final Attachers attachers;
+    private final SlotView view;
 
     /** The slot table of a region whose writers' liveness {@code liveness} tells. */
     public SlotTable(final Memory m, final AvLayout layout, final Liveness liveness)
@@ -73,6 +74,7 @@ public final class SlotTable
         this.migration = new IndexMigration(m, layout, index, recovery);
         this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, migration);
         this.attachers = new Attachers(m, layout, recovery, liveness);
+        this.view = new SlotView(this, m.buffer(), layout);
     }
 
     public AvLayout layout()
@@ -125,6 +127,12 @@ public final class SlotTable
     public int lookup(final long index, final ByteBuffer dst)
     {
         return reader.lookup(index, dst);
+    }
+
+    /** What a lookup reads of this table, for a handle to keep one field away ({@link SlotView}). */
+    public SlotView view()
+    {
+        return view;
     }
 
     /** The user id of slot {@code index}, or {@code Long.MIN_VALUE} when the slot is not VALID. */
