@@ -13,18 +13,20 @@ import java.util.Map;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * scripts/bench-compare's driver: measures shmav side by side with libfabric's AVs (the C harness) and
- * Chronicle Map, then multi-writer scaling and growth, in one run, and writes docs/benchmarks.md and
+ * scripts/bench-compare's driver: measures shmav side by side with libfabric's AVs (the C harness),
+ * Chronicle Map and the physical limit of its lookup (a C loop doing only the seqlock read of the same
+ * slot layout), then multi-writer scaling and growth, in one run, and writes docs/benchmarks.md and
  * the chart it embeds.
  *
  * <pre>
- *   Compare --harness PATH [--out FILE.md] [--quick] [--wait-quiet SECONDS]
+ *   Compare --harness PATH --limits PATH [--out FILE.md] [--quick] [--wait-quiet SECONDS]
  * </pre>
  *
- * Every compared figure is measured in alternating {@link Rounds} (shmav, its peers, shmav, its peers,
- * ...), each round a short JMH run or one peer run, so that a target's verdict comes from the lowest
- * round ratio rather than from two runs minutes apart. Figures no target depends on (private AVs,
- * 100k entries, attach, awaitCount) are measured once, after the rounds. --quick runs fewer and shorter
+ * The host's memory bandwidth and random-read latency are measured first (memory_limits). Every compared
+ * figure is measured in alternating {@link Rounds} (shmav, its peers, shmav, its peers, ...), each round
+ * a short JMH run or one peer run, so that a target's verdict comes from the lowest round ratio rather
+ * than from two runs minutes apart. Figures no target depends on (private inserts, 100k entries,
+ * attach, awaitCount) are measured once, after the rounds. --quick runs fewer and shorter
  * rounds (for trying the harness, never for the committed page) and writes
  * target/bench/benchmarks-quick.md unless --out is given.
  */
@@ -38,15 +40,16 @@ public final class Compare
     private final List<String> commands = new ArrayList<>();
     private final Map<String, Double> roundAlloc = new LinkedHashMap<>();
 
-    private Compare(final Path harness, final boolean quick)
+    private Compare(final Path harness, final Path limits, final boolean quick)
     {
-        this.peers = new Peers(harness);
+        this.peers = new Peers(harness, limits);
         this.quick = quick;
     }
 
     public static void main(final String[] args) throws Exception
     {
         Path harness = null;
+        Path limits = null;
         Path out = null;
         boolean quick = false;
         long waitQuiet = 0;
@@ -55,6 +58,7 @@ public final class Compare
             switch (args[i])
             {
                 case "--harness" -> harness = Path.of(args[++i]);
+                case "--limits" -> limits = Path.of(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--quick" -> quick = true;
                 case "--wait-quiet" -> waitQuiet = Long.parseLong(args[++i]);
@@ -65,14 +69,16 @@ public final class Compare
         {
             out = Path.of(quick ? "target/bench/benchmarks-quick.md" : "docs/benchmarks.md");
         }
-        if (harness == null)
+        if (harness == null || limits == null)
         {
-            throw new IllegalArgumentException("--harness PATH (the compiled benchmarks/c/fabric_av_bench.c) is required");
+            throw new IllegalArgumentException("--harness PATH and --limits PATH (the compiled benchmarks/c/fabric_av_bench.c "
+                + "and benchmarks/c/memory_limits.c) are required");
         }
         BenchAvs.removeLeftovers();
         final Machine.Load before = Machine.waitForQuiet(waitQuiet);
         final long started = System.nanoTime();
-        final Compare c = new Compare(harness, quick);
+        final Compare c = new Compare(harness, limits, quick);
+        final Map<String, Double> memory = c.measureMemory();
         final Rounds compared = c.compareInRounds();
         c.measureOnce();
         final Scaling scaling = Scaling.run(quick, c.commands);
@@ -81,7 +87,7 @@ public final class Compare
         final double minutes = (System.nanoTime() - started) / 60e9;
         final String svgName = out.getFileName().toString().replace(".md", ".svg");
         final Report report = new Report(c.results, c.commands, before, after, minutes, quick,
-            Machine.describe(harness), svgName, new RoundsReport(compared, scaling, growth, c.results));
+            Machine.describe(harness, limits, memory), svgName, new RoundsReport(compared, scaling, growth, c.results));
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, report.markdown(), StandardCharsets.UTF_8);
         Files.writeString(out.resolveSibling(svgName), new Chart(c.results).svg(), StandardCharsets.UTF_8);
@@ -90,31 +96,61 @@ public final class Compare
         System.out.println("wrote " + out + " (" + String.format("%.1f", minutes) + " min)");
     }
 
+    /**
+     * The memory system of this host, before anything else runs: streaming bandwidth of one core and the
+     * latency of a dependent random read in a mapping the size of the hash of a 1M-entry AV.
+     */
+    private Map<String, Double> measureMemory() throws Exception
+    {
+        commands.add(Peers.show(peers.bandwidthCommand()) + "   (once, before the rounds)");
+        commands.add(Peers.show(peers.latencyCommand()) + "   (once, before the rounds)");
+        final Map<String, Double> memory = peers.memory();
+        memory.forEach((k, v) -> results.put(k, v, 1, Double.NaN));
+        return memory;
+    }
+
     /** Rounds of the compared figures; their medians also go into the results table. */
     private Rounds compareInRounds() throws Exception
     {
         final int rounds = quick ? 2 : 3;
         final Jmh insert = Jmh.of("InsertBench\\.").forks(1).iterations(quick ? 1 : 2, quick ? 2 : 4)
             .param("av", BenchAvs.SHARED).gc();
-        final Jmh lookup = Jmh.of("(LookupBench\\.lookup|ReinsertBench\\.removeThenReinsert)$").forks(1)
+        // Lookup on both kinds of AV in every round: the targets hold for each, and the private AV must be
+        // no slower than the shared one round by round. JMH runs the values in the order given: the rounds
+        // alternate it, as they alternate the steps.
+        final Jmh lookup = lookupBench(BenchAvs.SHARED, BenchAvs.PRIVATE);
+        final Jmh lookupReversed = lookupBench(BenchAvs.PRIVATE, BenchAvs.SHARED);
+        final int[] lookups = {0};
+        final Jmh reinsert = Jmh.of("ReinsertBench\\.removeThenReinsert$").forks(1)
             .iterations(quick ? 1 : 2, quick ? 2 : 3).param("av", BenchAvs.SHARED).gc();
         if (quick)
         {
-            lookup.iterationTime(TimeValue.milliseconds(500));
+            reinsert.iterationTime(TimeValue.milliseconds(500));
         }
         final Map<String, Rounds.Step> steps = new LinkedHashMap<>();
         steps.put("shmav insert", () -> jmhStep(insert));
         steps.put("sockets", () -> peers.sockets("sockets", N, 200, 20));
         steps.put("Chronicle Map", () -> peers.chronicle(N));
-        steps.put("shmav lookup, reinsert", () -> jmhStep(lookup));
+        steps.put("shmav lookup, reinsert", () ->
+        {
+            final Map<String, Double> ns = jmhStep(lookups[0]++ % 2 == 0 ? lookup : lookupReversed);
+            ns.putAll(jmhStep(reinsert));
+            return ns;
+        });
         steps.put("tcp", () -> peers.tcp(N, 20000));
+        steps.put("C seqlock read", () -> peers.limitLookup(N));
         final String each = "   (each round, " + rounds + " rounds)";
         commands.add(insert.command() + each);
         commands.add(Peers.show(peers.socketsCommand(N, 200, 20)) + each);
         commands.add(Peers.show(Peers.chronicleCommand("write", Path.of("/dev/shm/shmav-bench-chronicle-PID-K"), N)) + each);
         commands.add(Peers.show(Peers.chronicleCommand("read", Path.of("/dev/shm/shmav-bench-chronicle-PID-K"), N)) + each);
-        commands.add(lookup.command() + each);
+        commands.add(lookup.command() + each + "; the av values in reverse order in even rounds");
+        commands.add(reinsert.command() + each);
         commands.add(Peers.show(peers.tcpCommand(N, 20000)) + each);
+        for (final int slot : Peers.SLOT_BYTES)
+        {
+            commands.add(Peers.show(peers.limitLookupCommand(N, slot)) + each);
+        }
         final Rounds r = new Rounds("comparisons").run(rounds, steps);
         for (final Map.Entry<String, List<Double>> e : r.all().entrySet())
         {
@@ -122,6 +158,18 @@ public final class Compare
                 roundAlloc.getOrDefault(e.getKey(), Double.NaN));
         }
         return r;
+    }
+
+    /** LookupBench.lookup on 1M entries of the kinds of AV {@code avs}, in that order. */
+    private Jmh lookupBench(final String... avs)
+    {
+        final Jmh lookup = Jmh.of("LookupBench\\.lookup$").forks(1).iterations(quick ? 1 : 2, quick ? 2 : 3)
+            .param("av", avs).gc();
+        if (quick)
+        {
+            lookup.iterationTime(TimeValue.milliseconds(500));
+        }
+        return lookup;
     }
 
     /** One JMH run as a round step; keeps the highest allocation per operation of any round. */
@@ -142,7 +190,6 @@ public final class Compare
         // Full runs use fewer iterations than the benchmarks' own so the whole page fits in ~25 minutes on 2 shared cores.
         final int forks = 1;
         final int iterations = quick ? 2 : 4;
-        once(Jmh.of("LookupBench\\.lookup$").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
         once(Jmh.of("LookupBench\\.reverseLookup$").forks(forks).iterations(quick ? 1 : 2, iterations).gc());
         once(Jmh.of("InsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
         // 100k inserts take milliseconds: quick needs more warmups than one before C2 settles, or the

@@ -1,6 +1,8 @@
 package org.shmav.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +13,7 @@ import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
@@ -19,6 +22,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * One JMH run of shmav's benchmarks, in forked JVMs, and its figures by key: "shmav." + method + "." +
  * each parameter value (e.g. shmav.lookup.shared.1000000), in nanoseconds per operation. Every
  * iteration has a deadline (JMH's iteration timeout), past which JMH stops the fork and fails the run.
+ * A run that finds another JMH instance holding JMH's lock waits for it (at most {@link #LOCK_WAIT}),
+ * rather than failing a long comparison or running two benchmarks at once.
  */
 final class Jmh
 {
@@ -26,6 +31,9 @@ final class Jmh
     record Score(double ns, int samples, double allocPerOp)
     {
     }
+
+    /** How long a run waits for another JMH instance to release JMH's lock (/tmp/jmh.lock). */
+    static final Duration LOCK_WAIT = Duration.ofMinutes(15);
 
     private final ChainedOptionsBuilder options;
     private final StringBuilder command;
@@ -101,7 +109,7 @@ final class Jmh
     Map<String, Score> run() throws Exception
     {
         final Map<String, Score> scores = new LinkedHashMap<>();
-        for (final RunResult run : new Runner(options.build()).run())
+        for (final RunResult run : runWhenUnlocked())
         {
             final String benchmark = run.getParams().getBenchmark();
             final StringBuilder key = new StringBuilder("shmav." + benchmark.substring(benchmark.lastIndexOf('.') + 1));
@@ -127,5 +135,29 @@ final class Jmh
                 alloc.isEmpty() ? Double.NaN : Results.median(alloc)));
         }
         return scores;
+    }
+
+    /** Runs JMH, waiting every 10 s up to {@link #LOCK_WAIT} while another JMH instance holds its lock. */
+    private Collection<RunResult> runWhenUnlocked() throws RunnerException, InterruptedException
+    {
+        final long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
+        while (true)
+        {
+            try
+            {
+                return new Runner(options.build()).run();
+            }
+            catch (final RunnerException e)
+            {
+                final boolean locked = String.valueOf(e.getMessage()).contains("Unable to acquire the JMH lock");
+                if (!locked || System.nanoTime() - deadline > 0)
+                {
+                    throw e;
+                }
+                System.out.println("# another JMH instance holds its lock; waiting (at most " + LOCK_WAIT.toMinutes() +
+                    " minutes in all)");
+                Thread.sleep(10_000);
+            }
+        }
     }
 }

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.shmav.shm.Memory;
 
 /** What the benchmarks ran on: hardware, versions, and how busy the machine was. */
 final class Machine
@@ -96,13 +96,26 @@ final class Machine
         return l;
     }
 
-    /** Hardware and software versions, as label -> text. */
-    static Map<String, String> describe(final Path harness)
+    /**
+     * Hardware and software versions, as label -> text, with the memory figures measured by
+     * benchmarks/c/memory_limits.c ({@link Peers#memory()}).
+     */
+    static Map<String, String> describe(final Path harness, final Path limits, final Map<String, Double> memory)
     {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("CPUs (nproc)", Integer.toString(Runtime.getRuntime().availableProcessors()));
         m.put("CPU model", firstMatch(Path.of("/proc/cpuinfo"), "model name"));
+        m.put("Caches (CPU 0)", caches(Path.of("/sys/devices/system/cpu/cpu0/cache")));
         m.put("Memory", firstMatch(Path.of("/proc/meminfo"), "MemTotal"));
+        m.put("Memory bandwidth (measured now)", String.format(Locale.ROOT,
+            "%.1f GB/s, one core streaming through %d MB (memory_limits bandwidth)",
+            memory.getOrDefault("memory.stream_read", Double.NaN), Peers.STREAM_MB));
+        m.put("Random-read latency (measured now)", String.format(Locale.ROOT,
+            "%.1f ns per dependent read of a 64-byte line at a random place in a %d MB /dev/shm mapping, the size of "
+                + "the hash of a 1M-entry AV (memory_limits latency)",
+            memory.getOrDefault("memory.random_read_16mb", Double.NaN), Peers.RANDOM_MB));
+        m.put("Transparent huge pages for /dev/shm (shmem_enabled)",
+            read(Path.of("/sys/kernel/mm/transparent_hugepage/shmem_enabled")));
         m.put("Kernel", run("uname", "-sr"));
         m.put("/dev/shm", run("df", "-h", "--output=size,fstype", BenchAvs.shmDirectory().toString()).replace('\n', ' '));
         m.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") +
@@ -112,8 +125,39 @@ final class Machine
         m.put("libfabric", run("fi_info", "--version").replace('\n', ' '));
         m.put("Chronicle Map", jarVersion("chronicle-map"));
         m.put("gcc", run("gcc", "-dumpfullversion"));
-        m.put("C harness", harness.toString());
+        m.put("C harness", harness.toString() + ", " + limits);
         return m;
+    }
+
+    /**
+     * The caches CPU 0 sees, from sysfs, e.g. "L1d 32K, L1i 32K, L2 1024K, L3 32768K (shared by CPUs
+     * 0-1)"; "?" where sysfs has no cache directory.
+     */
+    static String caches(final Path dir)
+    {
+        final List<String> out = new ArrayList<>();
+        for (int i = 0; Files.isDirectory(dir.resolve("index" + i)); i++)
+        {
+            final Path index = dir.resolve("index" + i);
+            final String type = read(index.resolve("type"));
+            final String suffix = "Data".equals(type) ? "d" : "Instruction".equals(type) ? "i" : "";
+            final String shared = read(index.resolve("shared_cpu_list"));
+            out.add("L" + read(index.resolve("level")) + suffix + " " + read(index.resolve("size")) +
+                (shared.matches("\\d+") ? "" : " (shared by CPUs " + shared + ")"));
+        }
+        return out.isEmpty() ? "?" : String.join(", ", out);
+    }
+
+    private static String read(final Path file)
+    {
+        try
+        {
+            return Files.readString(file).trim();
+        }
+        catch (final IOException e)
+        {
+            return "?";
+        }
     }
 
     private static String jarVersion(final String artifact)

@@ -18,15 +18,15 @@ import org.shmav.DomainAttr;
 import org.shmav.Fi;
 
 /**
- * Multi-process insert throughput: P writer JVMs insert M distinct addresses each, one insert call
- * per address, at the same time, either all into one shared named AV or each into a named AV of its
- * own (the baseline without contention: the same P processes, the same work, no shared slots); then
- * every AV is checked: it holds exactly the addresses written to it, each found once, at a distinct
- * fi_addr whose lookup gives the address back.
+ * Multi-process insert throughput: P writer JVMs insert M distinct addresses each, B addresses per
+ * insert call (B = 1 unless given), at the same time, either all into one shared named AV or each into
+ * a named AV of its own (the baseline without contention: the same P processes, the same work, no
+ * shared slots); then every AV is checked: it holds exactly the addresses written to it, each found
+ * once, at a distinct fi_addr whose lookup gives the address back.
  *
  * <pre>
- *   MultiWriter run P M [shared|separate|spread]   coordinator: creates the AV(s), starts P writers, waits, checks
- *   MultiWriter write NAME W M DIR spread|lowest   one writer (started by the coordinator)
+ *   MultiWriter run P M [shared|separate|spread [B]]   coordinator: creates the AV(s), starts P writers, waits, checks
+ *   MultiWriter write NAME W M DIR spread|lowest B     one writer (started by the coordinator)
  * </pre>
  *
  * Each writer warms up on a private AV, reports ready, and starts when the coordinator's go file
@@ -48,11 +48,12 @@ public final class MultiWriter
         if ("write".equals(args[0]))
         {
             write(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Path.of(args[4]),
-                args.length > 5 && "spread".equals(args[5]));
+                args.length > 5 && "spread".equals(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
             return;
         }
         final Result r = run(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
-            args.length > 3 ? Mode.valueOf(args[3].toUpperCase(Locale.ROOT)) : Mode.SHARED);
+            args.length > 3 ? Mode.valueOf(args[3].toUpperCase(Locale.ROOT)) : Mode.SHARED,
+            args.length > 4 ? Integer.parseInt(args[4]) : 1);
         System.out.println(r);
     }
 
@@ -65,23 +66,34 @@ public final class MultiWriter
         SHARED, SEPARATE, SPREAD
     }
 
-    /** What one run measured and whether the AV was right afterwards. */
-    public record Result(int writers, int perWriter, double insertsPerSecond, boolean ok, String check)
+    /** What one run measured and whether the AV was right afterwards; inserts/s counts addresses. */
+    public record Result(int writers, int perWriter, int batch, double insertsPerSecond, boolean ok, String check)
     {
         @Override
         public String toString()
         {
-            return String.format(Locale.ROOT, "result multiwriter_P%d %.0f inserts/s%nresult multiwriter_P%d_check %s (%s)",
-                writers, insertsPerSecond, writers, ok ? "OK" : "FAILED", check);
+            final String name = "multiwriter_P" + writers + (batch > 1 ? "_b" + batch : "");
+            return String.format(Locale.ROOT, "result %s %.0f inserts/s%nresult %s_check %s (%s)",
+                name, insertsPerSecond, name, ok ? "OK" : "FAILED", check);
         }
     }
 
-    /**
-     * Runs P writers of M addresses each against one new named AV, or ({@link Mode#SEPARATE}) writer w
-     * against a new named AV of its own, and checks the AV(s).
-     */
+    /** {@link #run(int, int, Mode, int)} with one address per insert call. */
     public static Result run(final int writers, final int perWriter, final Mode mode) throws Exception
     {
+        return run(writers, perWriter, mode, 1);
+    }
+
+    /**
+     * Runs P writers of M addresses each, {@code batch} addresses per insert call, against one new named
+     * AV, or ({@link Mode#SEPARATE}) writer w against a new named AV of its own, and checks the AV(s).
+     */
+    public static Result run(final int writers, final int perWriter, final Mode mode, final int batch) throws Exception
+    {
+        if (batch < 1)
+        {
+            throw new IllegalArgumentException("batch must be at least 1, not " + batch);
+        }
         final boolean separate = mode == Mode.SEPARATE;
         final String name = BenchAvs.uniqueName("multiwriter");
         final Path dir = Files.createTempDirectory("shmav-multiwriter");
@@ -102,7 +114,7 @@ public final class MultiWriter
                     "-D" + DomainAttr.SHM_DIR_PROPERTY + "=" + BenchAvs.shmDirectory(),
                     "-cp", System.getProperty("java.class.path"), MultiWriter.class.getName(),
                     "write", avName(name, separate, w), Integer.toString(w), Integer.toString(perWriter), dir.toString(),
-                    mode == Mode.SPREAD ? "spread" : "lowest")
+                    mode == Mode.SPREAD ? "spread" : "lowest", Integer.toString(batch))
                     .redirectErrorStream(true).redirectOutput(dir.resolve("writer-" + w + ".log").toFile()).start());
             }
             final long deadline = System.nanoTime() + WAIT_NANOS;
@@ -131,7 +143,7 @@ public final class MultiWriter
             {
                 check = writers + " AVs, each " + check;
             }
-            return new Result(writers, perWriter, perSecond, !check.startsWith("FAILED"), check);
+            return new Result(writers, perWriter, batch, perSecond, !check.startsWith("FAILED"), check);
         }
         finally
         {
@@ -221,13 +233,13 @@ public final class MultiWriter
     }
 
     private static void write(final String name, final int writer, final int perWriter, final Path dir,
-        final boolean spread) throws IOException
+        final boolean spread, final int batch) throws IOException
     {
         final ByteBuffer addrs = BenchAddresses.direct(writer, perWriter);
-        final long[] one = new long[1];
+        final long[] fiAddrs = new long[batch];
         try (Domain domain = BenchAvs.domain())
         {
-            warmUp(domain, writer, spread);
+            warmUp(domain, writer, spread, batch);
             try (AddressVector av = domain.openAv(AvAttr.builder().name(name).lowestIndex(!spread).build()))
             {
                 Files.createFile(dir.resolve("ready-" + writer));
@@ -243,10 +255,10 @@ public final class MultiWriter
                 }
                 final long start = System.nanoTime();
                 int inserted = 0;
-                for (int i = 0; i < perWriter; i++)
+                for (int i = 0; i < perWriter; i += batch)
                 {
                     addrs.position(i * BenchAddresses.ADDRLEN);
-                    inserted += av.insert(addrs, 1, one, 0, null);
+                    inserted += av.insert(addrs, Math.min(batch, perWriter - i), fiAddrs, 0, null);
                 }
                 final long end = System.nanoTime();
                 if (inserted != perWriter)
@@ -266,24 +278,27 @@ public final class MultiWriter
      */
     static void warmUp(final Domain domain, final int writer)
     {
-        warmUp(domain, writer, false);
+        warmUp(domain, writer, false, 1);
     }
 
-    /** Compiles the insert path a writer is about to time: into a named AV, spreading claims or not. */
-    static void warmUp(final Domain domain, final int writer, final boolean spread)
+    /**
+     * Compiles the insert path a writer is about to time: into a named AV, spreading claims or not,
+     * {@code batch} addresses per call.
+     */
+    static void warmUp(final Domain domain, final int writer, final boolean spread, final int batch)
     {
         final int n = 100_000;
         final ByteBuffer addrs = BenchAddresses.direct(writer + 100, n);
-        final long[] one = new long[1];
+        final long[] fiAddrs = new long[batch];
         for (int round = 0; round < 3; round++)
         {
             final String name = BenchAvs.uniqueName("warmup");
             final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(n).name(name)
                 .lowestIndex(!spread).build());
-            for (int i = 0; i < n; i++)
+            for (int i = 0; i < n; i += batch)
             {
                 addrs.position(i * BenchAddresses.ADDRLEN);
-                av.insert(addrs, 1, one, 0, null);
+                av.insert(addrs, Math.min(batch, n - i), fiAddrs, 0, null);
             }
             BenchAvs.closeAndUnlink(domain, av, BenchAvs.SHARED, name);
         }

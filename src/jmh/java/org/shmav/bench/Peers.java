@@ -14,9 +14,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The child processes of a comparison: libfabric's AVs through the C harness, Chronicle Map's writer
- * and reader JVMs, and any shmav JVM that prints "result NAME VALUE UNIT" lines. Every child has a
- * deadline; past it, or when the driver fails, the child and its descendants are killed.
+ * The child processes of a comparison: libfabric's AVs through the C harness, the memory system's limits
+ * (benchmarks/c/memory_limits.c: the seqlock read of shmav's slot layout, streaming bandwidth, random-read
+ * latency), Chronicle Map's writer and reader JVMs, and any shmav JVM that prints "result NAME VALUE
+ * UNIT" lines. Every child has a deadline; past it, or when the driver fails, the child and its
+ * descendants are killed.
  */
 final class Peers
 {
@@ -31,11 +33,60 @@ final class Peers
 
     private static final Duration DEADLINE = Duration.ofMinutes(5);
 
-    private final Path harness;
+    /** Slot sizes of the C seqlock read: shmav's 64-byte slot, and a compact 32-byte one for comparison. */
+    static final int[] SLOT_BYTES = {64, 32};
+    /** Megabytes of the streaming read that measures the memory bandwidth of one core. */
+    static final int STREAM_MB = 256;
+    /** Megabytes of the random-read latency mapping: the size of the hash of a named AV of 1M entries. */
+    static final int RANDOM_MB = 16;
 
-    Peers(final Path harness)
+    private final Path harness;
+    private final Path limits;
+
+    Peers(final Path harness, final Path limits)
     {
         this.harness = harness;
+        this.limits = limits;
+    }
+
+    /**
+     * The C loop doing only the seqlock read of a lookup over {@code n} slots in /dev/shm, in fi_addr
+     * order, for each of {@link #SLOT_BYTES}: "limit.lookup_64" and "limit.lookup_32", ns per lookup.
+     */
+    Map<String, Double> limitLookup(final int n) throws Exception
+    {
+        final Map<String, Double> figures = new LinkedHashMap<>();
+        for (final int slot : SLOT_BYTES)
+        {
+            figures.putAll(prefixed("limit", exec(limitLookupCommand(n, slot))));
+        }
+        return figures;
+    }
+
+    List<String> limitLookupCommand(final int n, final int slotBytes)
+    {
+        return List.of(limits.toString(), "lookup", Integer.toString(n), Integer.toString(slotBytes), "--passes", "10");
+    }
+
+    /**
+     * The memory system of this host: "memory.stream_read" (GB/s, one core reading {@value #STREAM_MB}
+     * MB) and "memory.random_read_16mb" (ns per dependent random read in {@value #RANDOM_MB} MB of /dev/shm).
+     */
+    Map<String, Double> memory() throws Exception
+    {
+        final Map<String, Double> figures = new LinkedHashMap<>(prefixed("memory", exec(bandwidthCommand())));
+        figures.putAll(prefixed("memory", exec(latencyCommand())));
+        return figures;
+    }
+
+    List<String> bandwidthCommand()
+    {
+        return List.of(limits.toString(), "bandwidth", Integer.toString(STREAM_MB), "--passes", "5");
+    }
+
+    List<String> latencyCommand()
+    {
+        return List.of(limits.toString(), "latency", Integer.toString(RANDOM_MB));
     }
 
     /** The C harness on libfabric's sockets named AV of {@code n} entries; figures under {@code prefix}. */

@@ -60,8 +60,9 @@ final class Report
         md.append("\nshmav is measured side by side with what a user would otherwise pick, in the same run on the same\n")
             .append("machine: libfabric's own AVs (the `sockets` provider's named AV, the only one libfabric can share\n")
             .append("between processes, and the `tcp;ofi_rxm` util AV) through a small C harness, and Chronicle Map, a\n")
-            .append("map persisted in `/dev/shm` shared by two JVMs. Every figure is a median (see Method). Ratios are\n")
-            .append("peer time / shmav time: above 1, shmav is faster.\n\n");
+            .append("map persisted in `/dev/shm` shared by two JVMs. Lookup is also measured against its physical limit:\n")
+            .append("a C loop that does only the seqlock read of the same slot layout (see Lookup against the memory system).\n")
+            .append("Every figure is a median (see Method). Ratios are peer time / shmav time: above 1, shmav is faster.\n\n");
 
         md.append("## Machine\n\n");
         for (final Map.Entry<String, String> e : machine.entrySet())
@@ -86,10 +87,20 @@ final class Report
 
         final double small = r.get("shmav.insertOneByOne100k.shared");
         final double smallPeer = r.get("sockets_100000.batch_insert");
+        md.append("\nThe lookup targets hold for both kinds of AV: the shared (named) AV in /dev/shm and the private AV\n")
+            .append("in process memory, measured in the same JMH run of every round; the private AV, which no other\n")
+            .append("process can change, must be no slower than the shared one (shared time / private time >= 1 in every\n")
+            .append("round). The physical-limit rows compare each with a C loop doing nothing but one lookup's seqlock\n")
+            .append("read over 1M slots of shmav's size and layout in a /dev/shm mapping, in the same fi_addr order: shmav's\n")
+            .append("lookup passes when it takes at most twice the loop's time. The growth row times 1M inserts into an\n")
+            .append("AV created with count 1, which grows all the way, against one created with count 1M (see Growth).\n")
+            .append("The batched writer row runs 2 writer JVMs inserting 64 addresses per call into one AV under the\n")
+            .append("default rule (lowest free index), against the same batches into separate AVs (see Writer scaling).\n");
         md.append("\nThe single-insert targets compare one `fi_av_insert` call per address with sockets doing the same,\n")
             .append("and (a row kept from earlier pages) with sockets inserting the same addresses in one batch call. Each shmav insert reads a bucket of its hash at a random place\n")
             .append("(").append(hashMegabytes(1_000_000)).append(" at 1,000,000 entries), to find an address already present and keep one entry per\n")
-            .append("address, and makes five atomic updates (handle lock, writer phase, claim, index, publish) so that\n")
+            .append("address, and makes four atomic updates (handle lock, claim, index, publish; layout 4.0 made a fifth,\n")
+            .append("the writer phase, which layout 5.0 dropped) so that\n")
             .append("several processes can insert at once and a SIGKILL at any instruction\n")
             .append("loses nothing. sockets keeps no index and its writers do not coordinate. At 100,000 entries (hash of\n")
             .append(hashMegabytes(100_000)).append(", in the cache) the same comparison gives ").append(time(small))
@@ -127,6 +138,7 @@ final class Report
             .append("; mean reinsert alone ").append(time(r.get("sockets.reinsert_one")))
             .append(", mean remove alone ").append(time(r.get("sockets.remove_one"))).append("), tcp 20,000 cycles.\n");
 
+        limitSection(md);
         rounds.roundsSection(md);
         rounds.scalingSection(md);
         rounds.growthSection(md);
@@ -151,11 +163,14 @@ final class Report
             .append("fails the run; this run passed that check.\n");
 
         md.append("\n## Chart\n\n![](").append(svgName).append(")\n\n");
-        md.append("Time per operation, log scale, shorter is faster.\n");
+        md.append("Time per operation (medians), log scale, shorter is faster: per operation, shmav's private and shared\n")
+            .append("AVs, then each peer measured on it; for lookup, also the C seqlock read of shmav's 64-byte and\n")
+            .append("32-byte slots (the physical limit, a reference). The figure of the fastest of shmav and its peers\n")
+            .append("is in bold.\n");
 
         md.append("\n## Commands\n\n```\nscripts/bench-compare").append(quick ? " --quick" : "").append("\n```\n\n")
-            .append("which builds the project and `benchmarks/c/fabric_av_bench.c`, then runs (`$CP`: target/test-classes,\n")
-            .append("target/classes and the test classpath):\n\n```\n");
+            .append("which builds the project, `benchmarks/c/fabric_av_bench.c` and `benchmarks/c/memory_limits.c`, then runs\n")
+            .append("(`$CP`: target/test-classes, target/classes and the test classpath):\n\n```\n");
         for (final String c : commands)
         {
             md.append(c).append('\n');
@@ -170,21 +185,74 @@ final class Report
             .append("* JMH (shmav): in each round, one short JMH run (one fork) per group of benchmarks; its figure is the\n")
             .append("  median of its measurement iterations. Lookups and remove+reinsert are average-time iterations of\n")
             .append("  ").append(quick ? "0.5" : "1").append(" s; inserts are single-shot iterations that each fill a fresh AV of 1,000,000\n")
-            .append("  entries (the AV is created before the timer starts). Figures no target depends on (private AVs,\n")
-            .append("  100k, reverse lookup, attach, awaitCount) come from one JMH run each after the rounds; attach\n")
+            .append("  entries (the AV is created before the timer starts). Lookup runs on the shared and the private AV\n")
+            .append("  in every round. Figures no target depends on (private inserts and remove+reinsert, 100k, reverse\n")
+            .append("  lookup, attach, awaitCount) come from one JMH run each after the rounds; attach\n")
             .append("  iterations are 200 ms after a GC; awaitCount is a ping-pong between this JVM and a child JVM\n")
             .append("  through two named AVs, the time of one hop.\n")
             .append("* libfabric 1.17 (C harness): each run times a batch insert of 1M, 10 lookup passes over all entries\n")
             .append("  (median pass), remove+reinsert cycles on the full AV (median cycle), FI_READ opens of the named AV\n")
             .append("  (median of 20), and a fresh AV filled one call per address. One run per round.\n")
+            .append("* Physical limit (benchmarks/c/memory_limits.c, gcc -O2): 1M slots in a file mapped MAP_SHARED from\n")
+            .append("  /dev/shm, filled as VALID entries of one reference; 10 passes in fi_addr order (median pass), each\n")
+            .append("  lookup: acquire load of the state word, check VALID and a non-zero reference count, read the u32\n")
+            .append("  addrLen, copy 16 address bytes into a buffer the compiler must keep, acquire fence, load the state\n")
+            .append("  word again and compare. 64-byte slots: SlotDescriptor's layout (addrLen at 24, address at 32);\n")
+            .append("  32-byte slots: state word, addrLen at 8, address at 16. One run of each per round.\n")
+            .append("* Memory system (memory_limits, once before the rounds): one core sums 256 MB of anonymous memory\n")
+            .append("  with 32-byte vector loads (median of 5 passes, GB/s = 10^9 B/s); a pointer chase over the 64-byte\n")
+            .append("  lines of a 16 MB /dev/shm mapping in one random cycle, 4M dependent loads per pass (median of 3).\n")
             .append("* Chronicle Map: a writer JVM puts 1M entries into a new map in /dev/shm (median of 10 chunks), a\n")
             .append("  reader JVM opens it and gets every entry (median of 5 passes); both warm up on a scratch map first.\n")
             .append("  One writer and one reader per round.\n")
-            .append("* Writer scaling: each writer (JVM or thread) warms up on a private AV, then all start together (a\n")
+            .append("* Writer scaling: each writer (JVM or thread) warms up on named AVs of its own, then all start together (a\n")
             .append("  go file, or a latch, every wait with a deadline); inserts/s = P x M / (last end - first start),\n")
             .append("  System.nanoTime of every process (CLOCK_MONOTONIC). After each run every AV is checked: it holds\n")
-            .append("  exactly P x M (shared) or M (separate) entries, each address once at a distinct, valid fi_addr.\n");
+            .append("  exactly P x M (shared) or M (separate) entries, each address once at a distinct, valid fi_addr.\n")
+            .append("  Writers insert one address per call, except the batched runs: ").append(Scaling.BATCH)
+            .append(" consecutive addresses per call (the last call of a writer\n")
+            .append("  takes what is left).\n")
+            .append("* Growth: GrowthInsertBench fills a shared AV created with count 1 and one created with count 1M, one\n")
+            .append("  call per address, in alternating rounds (single-shot iterations, as the inserts above).\n");
         return md.toString();
+    }
+
+    /**
+     * Lookup against what the host's memory allows: the C seqlock read of 64- and 32-byte slots, the
+     * bandwidth figure it implies, and shmav's lookups beside it.
+     */
+    private void limitSection(final StringBuilder md)
+    {
+        final double bandwidth = r.get("memory.stream_read");
+        md.append("\n### Lookup against the memory system\n\n");
+        md.append("The physical limit of a lookup in fi_addr order: a C loop (`benchmarks/c/memory_limits.c`) doing\n")
+            .append("only the seqlock read of one slot per lookup over 1,000,000 slots of a /dev/shm mapping, as shmav's\n")
+            .append("lookup does (see Method). The loop streams: each lookup reads one slot, so its time is bounded by\n")
+            .append("the bytes per slot over the memory bandwidth; this host streamed ")
+            .append(String.format(Locale.ROOT, "%.1f GB/s", bandwidth)).append(" through one core (Machine).\n\n");
+        md.append("| lookup, 1M entries, fi_addr order | time per lookup (median of the rounds) | slot bytes / time | vs shmav shared | vs shmav private |\n")
+            .append("|---|---|---|---|---|\n");
+        final double shared = r.get("shmav.lookup.shared.1000000");
+        final double priv = r.get("shmav.lookup.private.1000000");
+        for (final int slot : Peers.SLOT_BYTES)
+        {
+            final double ns = r.get("limit.lookup_" + slot);
+            md.append("| C seqlock read, ").append(slot).append("-byte slots").append(slot == 64 ? " (SlotDescriptor's layout)" : " (compact)")
+                .append(" | ").append(time(ns)).append(" | ").append(String.format(Locale.ROOT, "%.1f GB/s", slot / ns))
+                .append(" | ").append(String.format(Locale.ROOT, "%.2fx", shared / ns)).append(" the time | ")
+                .append(String.format(Locale.ROOT, "%.2fx", priv / ns)).append(" the time |\n");
+        }
+        final int slot = RoundsReport.shmavSlotBytes();
+        md.append("| shmav, shared AV (").append(slot).append("-byte slots) | ").append(time(shared)).append(" | ")
+            .append(String.format(Locale.ROOT, "%.1f GB/s", slot / shared)).append(" | - | - |\n");
+        md.append("| shmav, private AV (").append(slot).append("-byte slots) | ").append(time(priv)).append(" | ")
+            .append(String.format(Locale.ROOT, "%.1f GB/s", slot / priv)).append(" | - | - |\n");
+        md.append("\nThe limit targets compare shmav's lookup with the C loop over slots of shmav's own size, ")
+            .append(RoundsReport.limitSlotBytes()).append(" bytes.\n");
+        md.append("\nOne 64-byte line at ").append(String.format(Locale.ROOT, "%.1f GB/s", bandwidth)).append(" takes ")
+            .append(time(64 / bandwidth)).append("; a dependent read at a random place in 16 MB of /dev/shm (the hash of a\n")
+            .append("1M-entry AV, which every insert probes once) took ").append(time(r.get("memory.random_read_16mb")))
+            .append(" here.\n");
     }
 
     private void row(final StringBuilder md, final String what, final String priv, final String shared,

@@ -4,13 +4,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import org.shmav.shm.SlotDescriptor;
+
 /**
  * The parts of docs/benchmarks.md that come from alternating rounds: the targets and their verdicts
  * (each on the lowest round ratio), the round ratios, the load around every round, writer scaling and
- * growth. Ratios of times are peer / shmav (above 1, shmav is faster); efficiencies are shared / separate.
+ * growth. Ratios of times are peer / shmav (above 1, shmav is faster), where the peer may also be the C
+ * seqlock read of the same slots (the physical limit), the shared AV (for the private one) or an AV
+ * created at its full count (for a grown one); efficiencies are shared / separate.
  */
 final class RoundsReport
 {
+    /** Largest time of 1M inserts into an AV created with count 1 (grown), against one created with count 1M. */
+    static final double GROWTH_MAX_SLOWDOWN = 1.5;
+
     private final Rounds compared;
     private final Scaling scaling;
     private final GrowthRounds growth;
@@ -47,15 +54,24 @@ final class RoundsReport
         final String single = "shmav.insertOneByOne.shared";
         final String batch = "shmav.insertBatch.shared";
         final String lookup = "shmav.lookup.shared.1000000";
+        final String lookupPrivate = "shmav.lookup.private.1000000";
         ratio("single insert, 1M into a shared AV, one call per address", single,
             "sockets named AV, one call per address", "sockets.single_insert", 1);
         ratio("batch insert, one call of 1M addresses (per address)", batch, "sockets named AV, batch of 1M",
-            "sockets.batch_insert", 1);
+            "sockets.batch_insert", 1.1);
         ratio("insert vs Chronicle Map put (shared AV, 1M, one call per address)", single, "Chronicle Map put",
             "chronicle.put", 3);
-        ratio("lookup of a valid fi_addr, shared AV, 1M entries, vs tcp", lookup, "tcp util AV", "tcp.lookup", 1);
-        ratio("lookup of a valid fi_addr, shared AV, 1M entries, vs sockets", lookup, "sockets named AV",
-            "sockets.lookup", 1);
+        for (final String kind : new String[] {BenchAvs.SHARED, BenchAvs.PRIVATE})
+        {
+            final String key = "shmav.lookup." + kind + ".1000000";
+            ratio("lookup of a valid fi_addr, " + kind + " AV, 1M entries, vs tcp", key, "tcp util AV", "tcp.lookup", 1);
+            ratio("lookup of a valid fi_addr, " + kind + " AV, 1M entries, vs sockets", key, "sockets named AV",
+                "sockets.lookup", 1.2);
+            ratio("lookup, " + kind + " AV, 1M entries, vs the physical limit: a C loop doing only the seqlock read of " +
+                "slots of the same size in /dev/shm (within 2x)", key, "C seqlock read, " + limitSlotBytes() + "-byte slots",
+                limitKey(), 0.5);
+        }
+        ratio("private-AV lookup no slower than shared-AV lookup (1M entries)", lookupPrivate, "shmav shared AV", lookup, 1);
         ratio("single-address insert (1M) vs sockets' batch insert per address", single, "sockets named AV, batch of 1M",
             "sockets.batch_insert", 1);
         ratio("remove then reinsert, shared AV of 1M entries", "shmav.removeThenReinsert.shared.1000000",
@@ -84,8 +100,11 @@ final class RoundsReport
             "gc.alloc.rate.norm < 0.05 B/op; InsertBench fails any iteration whose timed loop allocates", null, Double.NaN,
             "< 0.05 B/op", allocLookup < 0.05 && allocInsert < 0.05));
 
+        growthTarget();
+
         final Rounds.Spread e2 = scaling.efficiency(2);
-        targets.add(new Target("2 writer JVMs into one shared AV vs into 2 separate AVs (efficiency)",
+        targets.add(new Target("2 writer JVMs into one shared AV (default rule: lowest free index), one call per address, " +
+            "vs into 2 separate AVs (efficiency)",
             rate(scaling.processes.median("proc.shared.P2")) + " inserts/s", "separate AVs: " +
             rate(scaling.processes.median("proc.separate.P2")) + " inserts/s", e2, e2.median(),
             ">= " + Scaling.TARGET_EFFICIENCY, e2.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
@@ -95,6 +114,64 @@ final class RoundsReport
             rate(scaling.processes.median("proc.spread.P2")) + " inserts/s", "separate AVs: " +
             rate(scaling.processes.median("proc.separate.P2")) + " inserts/s", s2, s2.median(),
             ">= " + Scaling.TARGET_EFFICIENCY, s2.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
+        for (final int p : Scaling.BATCH_WRITERS)
+        {
+            final Rounds.Spread b = scaling.batchEfficiency(p);
+            targets.add(new Target(p + " writer JVMs into one shared AV (default rule), " + Scaling.BATCH +
+                " addresses per insert call, vs into " + p + " separate AVs with the same batches (efficiency)",
+                rate(scaling.processes.median(Scaling.processKey(MultiWriter.Mode.SHARED, Scaling.BATCH, p))) + " inserts/s",
+                "separate AVs: " + rate(scaling.processes.median(Scaling.processKey(MultiWriter.Mode.SEPARATE, Scaling.BATCH, p))) +
+                    " inserts/s", b, b.median(), ">= " + Scaling.TARGET_EFFICIENCY,
+                b.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
+        }
+    }
+
+    /**
+     * Growth costs little: flat time / grown time, round by round, at least 1 / {@value #GROWTH_MAX_SLOWDOWN}
+     * in the lowest round (the grown AV takes at most 1.5x the time).
+     */
+    private void growthTarget()
+    {
+        final String what = "insert 1M addresses, one call each, into a shared AV created with count 1 (grows to 1M) " +
+            "vs one created with count 1M (time flat / time grown)";
+        final String needed = String.format(Locale.ROOT, ">= %.2f (grown at most %.1fx the time)", 1 / GROWTH_MAX_SLOWDOWN,
+            GROWTH_MAX_SLOWDOWN);
+        if (!growth.ran())
+        {
+            targets.add(new Target(what, "not measured (named AVs do not grow here)", "-", null, Double.NaN, needed, false));
+            return;
+        }
+        final String flat = "shmav.growthInsert.shared.1000000";
+        final String grown = "shmav.growthInsert.shared.1";
+        final Rounds.Spread s = growth.rounds.ratio(flat, grown);
+        targets.add(new Target(what, "grown: " + Report.time(growth.rounds.median(grown)),
+            "created with count 1M: " + Report.time(growth.rounds.median(flat)), s, s.median(), needed,
+            s.passes(1 / GROWTH_MAX_SLOWDOWN)));
+    }
+
+    /** Bytes of one of shmav's slots for the benchmarks' 16-byte addresses. */
+    static int shmavSlotBytes()
+    {
+        return SlotDescriptor.slotLength(BenchAddresses.ADDRLEN);
+    }
+
+    /** The C loop's slot size the limit targets use: shmav's own where the loop has it, else 64 (SlotDescriptor's). */
+    static int limitSlotBytes()
+    {
+        for (final int slot : Peers.SLOT_BYTES)
+        {
+            if (slot == shmavSlotBytes())
+            {
+                return slot;
+            }
+        }
+        return 64;
+    }
+
+    /** The figure of the C loop the limit targets use, e.g. "limit.lookup_64". */
+    static String limitKey()
+    {
+        return "limit.lookup_" + limitSlotBytes();
     }
 
     private void ratio(final String what, final String shmavKey, final String peerName, final String peerKey,
@@ -102,8 +179,19 @@ final class RoundsReport
     {
         final Rounds.Spread s = compared.ratio(peerKey, shmavKey);
         targets.add(new Target(what, Report.time(compared.median(shmavKey)),
-            peerName + ": " + Report.time(compared.median(peerKey)), s, s.median(),
-            needed == 1 ? ">= 1 (no slower)" : ">= " + (int)needed + "x", s.passes(needed)));
+            peerName + ": " + Report.time(compared.median(peerKey)), s, s.median(), needed(needed), s.passes(needed)));
+    }
+
+    /** How a needed ratio reads: ">= 1 (no slower)", ">= 1.2x", ">= 0.5x (at most 2x the time)". */
+    private static String needed(final double needed)
+    {
+        if (needed == 1)
+        {
+            return ">= 1 (no slower)";
+        }
+        final String x = ">= " + (needed == Math.rint(needed) ? Integer.toString((int)needed)
+            : String.format(Locale.ROOT, "%.2f", needed).replaceAll("0+$", "")) + "x";
+        return needed < 1 ? x + String.format(Locale.ROOT, " (at most %.0fx the time)", 1 / needed) : x;
     }
 
     void targetsTable(final StringBuilder md)
@@ -176,7 +264,7 @@ final class RoundsReport
     {
         md.append("\n### Writer scaling\n\n");
         md.append("P writer JVMs insert ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))
-            .append(" distinct addresses each, one call per address, started together (a go file all wait on):\n")
+            .append(" distinct addresses each, one insert call per address, started together (a go file all wait on):\n")
             .append("(a) all into one shared named AV, (a') the same through handles opened with `lowestIndex(false)`\n")
             .append("(claims spread out: the lowest-free-index rule given up), (b) each into a named AV of its own.\n")
             .append("Efficiency = (a) / (b) and (a') / (b) of the same round; ").append(scaling.processes.rounds())
@@ -198,6 +286,22 @@ final class RoundsReport
                 .append(scaling.checks.getOrDefault("proc.shared.P" + p, "?")).append(" | ")
                 .append(scaling.checks.getOrDefault("proc.spread.P" + p, "?")).append(" | ")
                 .append(scaling.checks.getOrDefault("proc.separate.P" + p, "?")).append(" |\n");
+        }
+        md.append("\nAt P = ").append(joined(Scaling.BATCH_WRITERS)).append(" the same writers also insert ")
+            .append(Scaling.BATCH).append(" addresses per insert call, (a64) into one shared AV with the default rule\n")
+            .append("(lowest free index) and (b64) each into a named AV of its own; efficiency = (a64) / (b64) of the same round:\n\n");
+        md.append("| writers P | (a64) shared AV, inserts/s | (b64) separate AVs, inserts/s | efficiency (a64)/(b64): median (lowest - highest) | target | result | check (a64) | check (b64) |\n")
+            .append("|---|---|---|---|---|---|---|---|\n");
+        for (final int p : Scaling.BATCH_WRITERS)
+        {
+            final String shared = Scaling.processKey(MultiWriter.Mode.SHARED, Scaling.BATCH, p);
+            final String separate = Scaling.processKey(MultiWriter.Mode.SEPARATE, Scaling.BATCH, p);
+            final Rounds.Spread e = scaling.batchEfficiency(p);
+            md.append("| ").append(p).append(" | ").append(rates(scaling.processes, shared)).append(" | ")
+                .append(rates(scaling.processes, separate)).append(" | ").append(spread(e)).append(" | >= ")
+                .append(Scaling.TARGET_EFFICIENCY).append(" | ").append(verdict(e)).append(" | ")
+                .append(scaling.checks.getOrDefault(shared, "?")).append(" | ")
+                .append(scaling.checks.getOrDefault(separate, "?")).append(" |\n");
         }
         md.append("\nP threads of one JVM into one named AV, ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))
             .append(" addresses each, through one handle or through a handle each (no target):\n\n");
@@ -233,6 +337,8 @@ final class RoundsReport
         growthRow(md, g, "insert 1M addresses, one call each (per address)", "shmav.growthInsert.shared.1000000",
             "shmav.growthInsert.shared.1");
         growthRow(md, g, "lookup, 1M entries", "shmav.growthLookup.1000000", "shmav.growthLookup.1");
+        md.append("\nTarget: the grown AV's inserts take at most ").append(GROWTH_MAX_SLOWDOWN)
+            .append("x the time of the flat AV's in the slowest round (the growth row of Targets, which gives flat / grown).\n");
         md.append("\n").append(g.rounds()).append(" rounds, flat and grown alternating. Load before -> after each step:\n\n");
         loads(md, g);
     }
@@ -242,6 +348,16 @@ final class RoundsReport
     {
         md.append("| ").append(what).append(" | ").append(Report.time(g.median(flat))).append(" | ")
             .append(Report.time(g.median(grown))).append(" | ").append(spread(g.ratio(grown, flat))).append(" |\n");
+    }
+
+    private static String joined(final int[] values)
+    {
+        final StringBuilder s = new StringBuilder();
+        for (final int v : values)
+        {
+            s.append(s.length() == 0 ? "" : ", ").append(v);
+        }
+        return s.toString();
     }
 
     private static String rates(final Rounds rounds, final String key)

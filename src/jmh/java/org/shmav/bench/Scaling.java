@@ -8,16 +8,22 @@ import java.util.Map;
 /**
  * How insert throughput scales with writers, in alternating rounds: P writer JVMs (a) all into one
  * shared named AV, (a') the same through handles opened with {@code AvAttr.lowestIndex(false)}
- * (claims spread out), (b) each into a named AV of its own, and P threads of one JVM (c) through one
- * handle, (d) through a handle each of the same AV; P = 1, 2, 4. Efficiency = (a) / (b) of the same
- * round: what sharing one AV costs against the same processes doing the same work without sharing.
- * Every run is checked (nothing lost or duplicated); a failed check is kept and shown on the page.
+ * (claims spread out), (b) each into a named AV of its own, all one insert call per address, and P threads
+ * of one JVM (c) through one handle, (d) through a handle each of the same AV; P = 1, 2, 4. At P = 2 the
+ * writer JVMs also insert {@value #BATCH} addresses per call, (a64) into one shared AV with the default
+ * (lowest free index) rule and (b64) into separate AVs. Efficiency = (a) / (b) of the same round: what
+ * sharing one AV costs against the same processes doing the same work without sharing. Every run is
+ * checked (nothing lost or duplicated); a failed check is kept and shown on the page.
  */
 final class Scaling
 {
     static final int[] WRITERS = {1, 2, 4};
     /** The efficiency (a)/(b) needed at P = 2, on the lowest round. */
     static final double TARGET_EFFICIENCY = 0.9;
+    /** Addresses per insert call of the batched writer runs. */
+    static final int BATCH = 64;
+    /** Writer counts of the batched runs: 2, the target's. */
+    static final int[] BATCH_WRITERS = {2};
 
     final Rounds processes;
     final Rounds threads;
@@ -44,8 +50,17 @@ final class Scaling
             procSteps.put("P=" + p + " spread", () -> processes(p, perWriter, MultiWriter.Mode.SPREAD, checks));
             procSteps.put("P=" + p + " separate", () -> processes(p, perWriter, MultiWriter.Mode.SEPARATE, checks));
         }
+        for (final int p : BATCH_WRITERS)
+        {
+            procSteps.put("P=" + p + " shared, batches of " + BATCH,
+                () -> processes(p, perWriter, MultiWriter.Mode.SHARED, BATCH, checks));
+            procSteps.put("P=" + p + " separate, batches of " + BATCH,
+                () -> processes(p, perWriter, MultiWriter.Mode.SEPARATE, BATCH, checks));
+        }
         commands.add("java -cp $CP org.shmav.bench.MultiWriter run P " + perWriter + " shared|spread|separate   (P = 1, 2, 4; " +
-            rounds + " rounds, the three alternating)");
+            rounds + " rounds, alternating with the next)");
+        commands.add("java -cp $CP org.shmav.bench.MultiWriter run 2 " + perWriter + " shared|separate " + BATCH + "   (" +
+            rounds + " rounds, alternating with the previous)");
         final Rounds proc = new Rounds("writer processes").run(rounds, procSteps);
 
         final Map<String, Rounds.Step> threadSteps = new LinkedHashMap<>();
@@ -66,9 +81,16 @@ final class Scaling
     private static Map<String, Double> processes(final int p, final int perWriter, final MultiWriter.Mode mode,
         final Map<String, String> checks) throws Exception
     {
-        final MultiWriter.Result r = MultiWriter.run(p, perWriter, mode);
+        return processes(p, perWriter, mode, 1, checks);
+    }
+
+    /** One writer-process run; its key is e.g. "proc.shared.P2", or "proc.shared.b64.P2" for batches of 64. */
+    private static Map<String, Double> processes(final int p, final int perWriter, final MultiWriter.Mode mode,
+        final int batch, final Map<String, String> checks) throws Exception
+    {
+        final MultiWriter.Result r = MultiWriter.run(p, perWriter, mode, batch);
         System.out.println(r);
-        final String key = "proc." + mode.name().toLowerCase(Locale.ROOT) + ".P" + p;
+        final String key = processKey(mode, batch, p);
         record(checks, key, r.ok(), r.check());
         return Map.of(key, r.insertsPerSecond());
     }
@@ -99,6 +121,20 @@ final class Scaling
         return checks.values().stream().noneMatch(c -> c.startsWith("FAILED"));
     }
 
+    static String processKey(final MultiWriter.Mode mode, final int batch, final int p)
+    {
+        return "proc." + mode.name().toLowerCase(Locale.ROOT) + (batch > 1 ? ".b" + batch : "") + ".P" + p;
+    }
+
+    /**
+     * Efficiency (a64)/(b64): writers inserting {@value #BATCH} addresses per call into one AV with the
+     * default rule, against separate AVs.
+     */
+    Rounds.Spread batchEfficiency(final int p)
+    {
+        return processes.ratio(processKey(MultiWriter.Mode.SHARED, BATCH, p), processKey(MultiWriter.Mode.SEPARATE, BATCH, p));
+    }
+
     /** Efficiency (a)/(b) of the processes at P writers, round by round. */
     Rounds.Spread efficiency(final int p)
     {
@@ -127,6 +163,12 @@ final class Scaling
             s.append(String.format(Locale.ROOT, "  P=%d efficiency shared/separate %.2f (%.2f-%.2f)%s, spread/separate %.2f (%.2f-%.2f)%s%n",
                 p, e.median(), e.low(), e.high(), p == 2 ? (e.passes(TARGET_EFFICIENCY) ? " pass" : " miss") : "",
                 es.median(), es.low(), es.high(), p == 2 ? (es.passes(TARGET_EFFICIENCY) ? " pass" : " miss") : ""));
+        }
+        for (final int p : BATCH_WRITERS)
+        {
+            final Rounds.Spread e = batchEfficiency(p);
+            s.append(String.format(Locale.ROOT, "  P=%d batches of %d: efficiency shared/separate %.2f (%.2f-%.2f) %s%n",
+                p, BATCH, e.median(), e.low(), e.high(), e.passes(TARGET_EFFICIENCY) ? "pass" : "miss"));
         }
         s.append(allChecksOk() ? "  checks: all OK\n" : "  checks: FAILED " + checks + "\n");
         return s.toString();

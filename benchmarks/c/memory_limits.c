@@ -1,0 +1,232 @@
+/*
+ * memory_limits: what the host's memory system allows, for docs/benchmarks.md beside shmav's figures
+ * (scripts/bench-compare builds and runs it). Needs no libfabric.
+ *
+ *   memory_limits lookup N SLOT_BYTES [--passes P]
+ *       The physical limit of shmav's lookup: N slots of SLOT_BYTES (64: shmav's layout for 16-byte
+ *       addresses; 32: a compact layout) in a file mapped from /dev/shm (MAP_SHARED, the tmpfs pages
+ *       shmav's named AVs get), read in fi_addr order as the lookup benchmarks do, one seqlock read per
+ *       lookup: load the state word (acquire), check VALID, read addrLen, copy 16 address bytes into
+ *       a destination buffer, acquire fence, load the state word again and compare. P passes over all
+ *       N slots (default 10), each timed as a whole; prints the median pass per lookup.
+ *   memory_limits bandwidth MB [--passes P]
+ *       Streaming read of MB megabytes of anonymous memory by one core, P passes (default 5); prints
+ *       the median pass in GB/s (10^9 bytes per second).
+ *   memory_limits latency MB [--loads L]
+ *       Dependent random reads in a file of MB megabytes mapped from /dev/shm: a pointer chase over its
+ *       64-byte lines in one random cycle (every line once), L loads per pass (default 4,000,000), 3
+ *       passes; prints the median pass per load. The insert's duplicate probe is one such read in the
+ *       hash (16 MB at 1M entries).
+ *
+ * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
+ * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
+ *
+ *   64-byte slot (SlotDescriptor)             32-byte slot (compact, for comparison)
+ *    0 | state word (u64)                      0 | state word (u64)
+ *    8 | user id (u64)                         8 | addrLen (u32) | reserved (u32)
+ *   16 | auth-key handle (u64)                16 | address bytes (16)
+ *   24 | addrLen (u32) | reserved (u32)
+ *   32 | address bytes (16), padding to 64
+ *
+ * Every result line is "result <name> <value> <unit>", as fabric_av_bench.c prints them; the rest is
+ * commentary. Files in /dev/shm are named shmav-bench-limits-PID and unlinked as soon as they are
+ * mapped, so no run leaves one behind.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STATE_VALID 2u
+#define STATE_MASK 0xFu
+#define ADDR_BYTES 16
+
+/* Keeps a value or the memory behind a pointer alive: the compiler must assume it is read. */
+#define KEEP(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+
+static volatile uint64_t sink;
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+}
+
+/* A file of `bytes` in /dev/shm, mapped MAP_SHARED read-write and already unlinked. */
+static unsigned char *map_shm(size_t bytes)
+{
+    char name[64];
+    snprintf(name, sizeof name, "/dev/shm/shmav-bench-limits-%ld", (long)getpid());
+    int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) { perror(name); exit(1); }
+    if (ftruncate(fd, (off_t)bytes)) { perror("ftruncate"); unlink(name); exit(1); }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    unlink(name);
+    close(fd);
+    if (p == MAP_FAILED) { perror("mmap"); exit(1); }
+    return p;
+}
+
+/* The bytes of address i, as fabric_av_bench.c and org.shmav.bench.BenchAddresses build them. */
+static void fill_address(unsigned char *a, long i)
+{
+    memset(a, 0, ADDR_BYTES);
+    a[0] = 2; /* AF_INET, little-endian sa_family */
+    const unsigned port = 1024u + (unsigned)(i % 50000);
+    a[2] = (unsigned char)(port >> 8);
+    a[3] = (unsigned char)port;
+    const uint32_t ip = (10u << 24) + (1u << 16) + (uint32_t)(i / 50000) + 1;
+    a[4] = (unsigned char)(ip >> 24);
+    a[5] = (unsigned char)(ip >> 16);
+    a[6] = (unsigned char)(ip >> 8);
+    a[7] = (unsigned char)ip;
+}
+
+static int lookup(long n, int slot_bytes, long passes)
+{
+    if (slot_bytes != 64 && slot_bytes != 32) { fprintf(stderr, "SLOT_BYTES must be 64 or 32\n"); return 2; }
+    const size_t len_offset = slot_bytes == 64 ? 24 : 8;
+    const size_t addr_offset = slot_bytes == 64 ? 32 : 16;
+    unsigned char *slots = map_shm((size_t)n * (size_t)slot_bytes);
+    for (long i = 0; i < n; i++) {
+        unsigned char *s = slots + (size_t)i * (size_t)slot_bytes;
+        *(uint32_t *)(s + len_offset) = ADDR_BYTES;
+        fill_address(s + addr_offset, i);
+        /* VALID, one reference, generation 0; published with a release store, as shmav does. */
+        __atomic_store_n((uint64_t *)s, ((uint64_t)1 << 4) | STATE_VALID, __ATOMIC_RELEASE);
+    }
+    unsigned char dst[ADDR_BYTES];
+    double *per_pass = calloc((size_t)passes, sizeof *per_pass);
+    uint64_t copied = 0, failed = 0;
+    long next = 0;
+    for (long p = 0; p < passes; p++) {
+        const double t0 = now_ns();
+        for (long k = 0; k < n; k++) {
+            const long i = next;
+            next = i + 1 == n ? 0 : i + 1;
+            const unsigned char *s = slots + (size_t)i * (size_t)slot_bytes;
+            const uint64_t before = __atomic_load_n((const uint64_t *)s, __ATOMIC_ACQUIRE);
+            if ((before & STATE_MASK) != STATE_VALID || (before >> 4 & 0xFFFFFFFFu) == 0) { failed++; continue; }
+            const uint32_t len = *(const uint32_t *)(s + len_offset);
+            if (len > ADDR_BYTES) { failed++; continue; }
+            memcpy(dst, s + addr_offset, ADDR_BYTES);
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            if (__atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED) != before) { failed++; continue; }
+            KEEP(dst); /* the copy must really be made, lookup by lookup */
+            copied += len;
+        }
+        per_pass[p] = (now_ns() - t0) / (double)n;
+    }
+    sink = copied + dst[0];
+    if (failed) { fprintf(stderr, "%lu reads failed their check\n", (unsigned long)failed); return 1; }
+    printf("# %ld slots of %d bytes in /dev/shm, %ld passes in fi_addr order; %lu bytes copied\n", n, slot_bytes,
+        passes, (unsigned long)copied);
+    printf("result lookup_%d %.2f ns/op\n", slot_bytes, median(per_pass, (size_t)passes));
+    munmap(slots, (size_t)n * (size_t)slot_bytes);
+    return 0;
+}
+
+typedef uint64_t v4u64 __attribute__((vector_size(32)));
+
+static int bandwidth(long megabytes, long passes)
+{
+    const size_t bytes = (size_t)megabytes << 20;
+    v4u64 *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) { perror("mmap"); return 1; }
+    memset(mem, 1, bytes); /* every page present before the timing */
+    const size_t vectors = bytes / sizeof(v4u64);
+    double *per_pass = calloc((size_t)passes, sizeof *per_pass);
+    v4u64 total = {0, 0, 0, 0};
+    for (long p = 0; p < passes; p++) {
+        v4u64 a = {0, 0, 0, 0}, b = a, c = a, d = a;
+        const double t0 = now_ns();
+        for (size_t v = 0; v < vectors; v += 4) {
+            a += mem[v];
+            b += mem[v + 1];
+            c += mem[v + 2];
+            d += mem[v + 3];
+        }
+        per_pass[p] = (double)bytes / (now_ns() - t0);
+        total += a + b + c + d;
+    }
+    sink = total[0] + total[1] + total[2] + total[3];
+    printf("# streaming read of %ld MB by one core, %ld passes\n", megabytes, passes);
+    printf("result stream_read %.2f GB/s\n", median(per_pass, (size_t)passes));
+    munmap(mem, bytes);
+    return 0;
+}
+
+static int latency(long megabytes, long loads)
+{
+    const size_t bytes = (size_t)megabytes << 20;
+    const size_t lines = bytes / 64;
+    unsigned char *mem = map_shm(bytes);
+    size_t *order = malloc(lines * sizeof *order);
+    for (size_t i = 0; i < lines; i++) order[i] = i;
+    /* Sattolo's shuffle: one cycle through every line, so the chase visits them all before repeating. */
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = lines - 1; i > 0; i--) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        const size_t j = (size_t)(x % i);
+        const size_t t = order[i]; order[i] = order[j]; order[j] = t;
+    }
+    for (size_t i = 0; i < lines; i++) *(uint64_t *)(mem + order[i] * 64) = (uint64_t)(order[(i + 1) % lines] * 64);
+    free(order);
+    double per_pass[3];
+    uint64_t at = 0;
+    for (size_t i = 0; i < lines; i++) at = *(volatile uint64_t *)(mem + at); /* warm the pages and the TLB */
+    for (int p = 0; p < 3; p++) {
+        const double t0 = now_ns();
+        for (long k = 0; k < loads; k++) at = *(const uint64_t *)(mem + at);
+        per_pass[p] = (now_ns() - t0) / (double)loads;
+    }
+    sink = at;
+    printf("# dependent random reads of 64-byte lines in %ld MB of /dev/shm, %ld loads per pass, 3 passes\n",
+        megabytes, loads);
+    printf("result random_read_%ldmb %.2f ns/load\n", megabytes, median(per_pass, 3));
+    munmap(mem, bytes);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] | bandwidth MB [--passes P] | latency MB [--loads L]\n",
+            argv[0]);
+        return 2;
+    }
+    const char *mode = argv[1];
+    const long size = atol(argv[2]);
+    const int first_option = strcmp(mode, "lookup") ? 3 : 4;
+    if (size <= 0 || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
+    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000;
+    for (int a = first_option; a < argc; a++) {
+        if (!strcmp(argv[a], "--passes") && a + 1 < argc) passes = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--loads") && a + 1 < argc) loads = atol(argv[++a]);
+        else { fprintf(stderr, "unknown option %s\n", argv[a]); return 2; }
+    }
+    if (passes <= 0 || loads <= 0) { fprintf(stderr, "--passes and --loads must be positive\n"); return 2; }
+    if (!strcmp(mode, "lookup")) return lookup(size, atoi(argv[3]), passes);
+    if (!strcmp(mode, "bandwidth")) return bandwidth(size, passes);
+    if (!strcmp(mode, "latency")) return latency(size, loads);
+    fprintf(stderr, "unknown mode %s\n", mode);
+    return 2;
+}
