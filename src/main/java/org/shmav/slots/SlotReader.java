@@ -5,6 +5,7 @@ import static org.shmav.shm.SlotDescriptor.*;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
+import org.shmav.shm.AddressReads;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SlotDescriptor;
@@ -71,6 +72,34 @@ final class SlotReader
             Memory.copyOut(region, slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
             VarHandle.acquireFence(); // the copy above is complete before the state is read again
             final long after = region.getLong(slot + STATE_OFFSET);
+            if (sameIncarnation(before, after))
+            {
+                return len;
+            }
+        }
+    }
+
+    /**
+     * {@link #lookup(ByteBuffer, int, int, ByteBuffer)} of the slot at memory address {@code slot}, by
+     * {@link AddressReads}: the caller keeps the mapping reachable.
+     */
+    static int lookupAt(final long slot, final int maxLen, final ByteBuffer dst)
+    {
+        while (true)
+        {
+            final long before = AddressReads.getLongAcquire(slot + STATE_OFFSET);
+            if (state(before) != VALID || payload(before) == 0)
+            {
+                return -1;
+            }
+            final int len = AddressReads.getInt(slot + ADDR_LEN_OFFSET);
+            if (len <= 0 || len > maxLen)
+            {
+                return -1;
+            }
+            AddressReads.copyOut(slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
+            AddressReads.loadFence(); // the copy above is complete before the state is read again
+            final long after = AddressReads.getLong(slot + STATE_OFFSET);
             if (sameIncarnation(before, after))
             {
                 return len;

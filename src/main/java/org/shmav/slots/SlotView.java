@@ -1,7 +1,9 @@
 package org.shmav.slots;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 
+import org.shmav.shm.AddressReads;
 import org.shmav.shm.AvLayout;
 
 /**
@@ -20,6 +22,8 @@ public final class SlotView
     private final AvLayout layout;
     private final long capacity;
     private final int maxAddrLen;
+    /** The memory's address for {@link AddressReads}, or 0 to read through the buffer. */
+    private final long address;
     /** Segment 0's geometry, copied here: one hop less for every index below {@link AvLayout#firstCapacity()}. */
     private final long firstCapacity;
     private final long slotsOffset;
@@ -32,6 +36,7 @@ public final class SlotView
         this.layout = layout;
         this.capacity = layout.capacity();
         this.maxAddrLen = layout.addrLen();
+        this.address = AddressReads.addressOf(memory);
         this.firstCapacity = layout.firstCapacity();
         this.slotsOffset = layout.slotsOffset();
         this.slotLength = layout.slotLength();
@@ -53,6 +58,12 @@ public final class SlotView
     public int lookup(final long index, final ByteBuffer dst)
     {
         final int slot = index < firstCapacity ? (int)(slotsOffset + index * slotLength) : layout.slot(index);
-        return SlotReader.lookup(memory, slot, maxAddrLen, dst);
+        if (address == 0)
+        {
+            return SlotReader.lookup(memory, slot, maxAddrLen, dst);
+        }
+        final int len = SlotReader.lookupAt(address + slot, maxAddrLen, dst);
+        Reference.reachabilityFence(this); // this view holds the buffer that keeps the mapping
+        return len;
     }
 }
