@@ -49,6 +49,25 @@ class SpreadClaimsTest
     }
 
     @Test
+    void aBatchGivesBackTheSlotsOfItsRunThatItsDuplicatesLeftUnused()
+    {
+        final ByteBuffer[] a = distinctIn4(3);
+        final ByteBuffer batch = ByteBuffer.allocate(4 * 16);
+        for (final ByteBuffer x : new ByteBuffer[] {a[0], a[1], a[0], a[0]})
+        {
+            batch.put(x.duplicate());
+        }
+        batch.flip();
+        try (AddressVector av = open(64, true))
+        {
+            final long[] fiAddr = new long[4];
+            assertEquals(4, av.insert(batch, 4, fiAddr, 0, null));
+            assertArrayEquals(new long[] {0, 1, 0, 0}, fiAddr);
+            assertEquals(2, insert(av, a[2]), "the lowest FREE index: the batch's run (2 and 3) was given back when the call ended");
+        }
+    }
+
+    @Test
     void twoSpreadingWritersFillRunsOfTheirOwnInsteadOfTakingTurns()
     {
         final int each = 1_000;

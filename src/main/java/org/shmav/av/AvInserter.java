@@ -15,6 +15,7 @@ import org.shmav.FiErrno;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
+import org.shmav.slots.Writer;
 
 /**
  * The insert path of one AV handle: fi_av_insert of packed and string addresses and shmav_av_insert_at.
@@ -73,7 +74,14 @@ final class AvInserter
         {
             regions.startCall();
             av.checkOpen("fi_av_insert");
-            inserted = insertLocked(addrs, count, offsets, fiAddr, flags, ctx, syncErr, events);
+            try
+            {
+                inserted = insertLocked(addrs, count, offsets, fiAddr, flags, ctx, syncErr, events);
+            }
+            finally
+            {
+                regions.endCall();
+            }
         }
         finally
         {
@@ -108,6 +116,11 @@ final class AvInserter
             }
             final int off = offsets == null ? base + i * addrlen : offsets[i];
             final int len = offsets == null ? addrlen : offsets[i + 1] - off;
+            final Writer w = regions.current().writer();
+            if (w != null)
+            {
+                w.addressesLeft(count - i); // more than one: the claims may take a run of slots
+            }
             final long result = insertOne("fi_av_insert", addrs, off, len, fiAddr, i, flags, prefetch);
             if (result >= 0)
             {

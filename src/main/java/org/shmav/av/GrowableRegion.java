@@ -55,7 +55,18 @@ final class GrowableRegion
         final Writer w = region.writer();
         if (w != null)
         {
+            region.table().endRun(w); // one that an Error kept the last call from ending
             w.startCall();
+        }
+    }
+
+    /** Ends an insert call: gives back the slots of its run that it did not use. */
+    void endCall()
+    {
+        final Region r = region;
+        if (r.writer() != null)
+        {
+            r.table().endRun(r.writer());
         }
     }
 

@@ -38,6 +38,8 @@ final class FreeSlots
     private static final long INDEX_MASK = 0xFFFF_FFFFL;
     /** Random places a spreading writer tries when its run met another (see {@link #claimSpread}). */
     static final int SPREAD_PROBES = 8;
+    /** Most slots one run of a batch takes ({@link #reserveRun}). */
+    static final int MAX_RUN = 64;
 
     private final Memory m;
     private final AvLayout layout;
@@ -95,12 +97,65 @@ final class FreeSlots
                 return slot;
             }
         }
+        while (w.runNext < w.runEnd)
+        {
+            final long i = w.runNext++;
+            if (m.getLong(layout.map(i)) == -1L && tryClaim(w, i))
+            {
+                return i; // a slot of the run that is not FREE (VALID above the old frontier, or taken) is passed
+            }
+        }
         final long slot = claimLowestFree(w);
         if (slot >= 0 && w.spreadClaims)
         {
             w.spreadNext = slot + 1; // a spreading writer's run goes on from the gap it found
         }
+        else if (slot >= 0 && w.runWanted > 1)
+        {
+            reserveRun(w, slot);
+        }
         return slot;
+    }
+
+    /**
+     * A batch that claimed {@code slot} at the frontier takes the slots above it for its next claims:
+     * it moves the shared hint past them with one CAS, so that other writers start above its run instead
+     * of racing it slot by slot (two writers claiming at one frontier read each other's fresh claims on
+     * every insert). The hint then has FREE slots below it, of this run only, which the claims of other
+     * writers no longer look at first; the run's slots left FREE when the call ends are given back
+     * ({@link #endRun}), those of a writer that died by its recoverer ({@link #markUnmarkedFree}).
+     */
+    private void reserveRun(final Writer w, final long slot)
+    {
+        final long hint = m.getLongVolatile(FREE_HINT_OFFSET);
+        final long end = Math.min(capacity, slot + Math.min(w.runWanted, MAX_RUN));
+        if ((hint & INDEX_MASK) <= slot + 1 && end > slot + 1 &&
+            m.compareAndSetLong(FREE_HINT_OFFSET, hint, (hint & ~INDEX_MASK) | end))
+        {
+            w.runNext = slot + 1;
+            w.runEnd = end;
+        }
+    }
+
+    /**
+     * Ends {@code w}'s run, if it has one: lowers the hint to the run's first slot that is still FREE (as
+     * a freeing does, new epoch), so that every writer's claims find it first again.
+     */
+    void endRun(final Writer w)
+    {
+        final long from = w.runNext;
+        final long end = Math.min(w.runEnd, capacity);
+        w.runNext = 0;
+        w.runEnd = 0;
+        w.runWanted = 0;
+        for (long i = from; i < end; i++)
+        {
+            if (state(m.getLongVolatile(layout.slot(i) + STATE_OFFSET)) == FREE)
+            {
+                freed(i);
+                return;
+            }
+        }
     }
 
     /** The lowest FREE slot, claimed (see {@link #claimLowest}); -1 when none is FREE. */
@@ -131,21 +186,31 @@ final class FreeSlots
 
     /**
      * Marks the group of every FREE slot whose group is not marked, and lowers the hint to the lowest
-     * such slot: what a writer that died between its freeing CAS and its mark did not do. Reads every
+     * FREE slot: what a writer that died between its freeing CAS and its mark did not do, or a batch
+     * that died before it gave back the rest of its run. Reads every
      * state word (O(capacity)), so it runs only when a dead writer's entry was recovered. Returns the
      * slots found so.
      */
     int markUnmarkedFree()
     {
         int found = 0;
+        long lowest = -1;
         for (long i = 0; i < capacity; i++)
         {
-            if (state(m.getLongVolatile(layout.slot(i) + STATE_OFFSET)) == FREE &&
-                (m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(i >>> groupShift)) & (1L << (i >>> groupShift))) == 0)
+            if (state(m.getLongVolatile(layout.slot(i) + STATE_OFFSET)) != FREE)
+            {
+                continue;
+            }
+            lowest = lowest < 0 ? i : lowest;
+            if ((m.getLongVolatile(AvFileDescriptor.freeGroupWordOffset(i >>> groupShift)) & (1L << (i >>> groupShift))) == 0)
             {
                 freed(i);
                 found++;
             }
+        }
+        if (lowest >= 0 && lowest < (m.getLongVolatile(FREE_HINT_OFFSET) & INDEX_MASK))
+        {
+            freed(lowest); // below the hint: a run that a dead batch did not use ({@link #reserveRun})
         }
         return found;
     }

@@ -60,6 +60,7 @@ public final class SlotTable
     private final SlotInserter inserter;
     private final Attachers attachers;
     private final SlotView view;
+    private final FreeSlots free;
 
     /** The slot table of a region whose writers' liveness {@code liveness} tells. */
     public SlotTable(final Memory m, final AvLayout layout, final Liveness liveness)
@@ -68,7 +69,7 @@ public final class SlotTable
         this.layout = layout;
         this.reader = new SlotReader(m, layout);
         this.index = new DedupIndex(m, layout, reader);
-        final FreeSlots free = new FreeSlots(m, layout);
+        this.free = new FreeSlots(m, layout);
         this.remover = new SlotRemover(m, layout, index, free);
         this.recovery = new Recovery(m, layout, remover, free, liveness);
         this.migration = new IndexMigration(m, layout, index, recovery);
@@ -168,6 +169,15 @@ public final class SlotTable
     public long touchBuckets(final ByteBuffer src, final int off, final int len, final int n, final long[] hashes)
     {
         return index.touchBuckets(src, off, len, n, hashes);
+    }
+
+    /** Ends {@code w}'s run of claims, if its call took one, giving back what it left FREE ({@link FreeSlots#endRun}). */
+    public void endRun(final Writer w)
+    {
+        if (w.runEnd != 0)
+        {
+            free.endRun(w);
+        }
     }
 
     /** Entries valid now: the sum of every attacher entry's journal delta. */

@@ -28,6 +28,13 @@ public final class Writer
     long spreadNext;
     /** The capacity at which this spreading writer found no place for a run (it claims the lowest until the AV grows), or -1. */
     long spreadGaveUpAt = -1;
+    /**
+     * A batch's run ({@link FreeSlots#claimLowest}): the shared hint was moved past [runNext, runEnd)
+     * for this writer's next claims; {@code runWanted} is how many addresses its call has left.
+     */
+    long runNext;
+    long runEnd;
+    int runWanted;
     /** The slot this writer holds CLAIMED, -1 for none, and the exact word its claim CAS wrote. */
     long claimedSlot = -1;
     long claimWord;
@@ -125,6 +132,15 @@ public final class Writer
         callDeadline = Waits.NO_DEADLINE;
         callFull = false;
         inCall = true;
+    }
+
+    /**
+     * How many addresses the running call has left to insert, this one included: a batch of more than one
+     * lets this writer claim a run of slots at once ({@link FreeSlots#claimLowest}).
+     */
+    public void addressesLeft(final int n)
+    {
+        runWanted = n;
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.shmav.slots;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -176,6 +177,73 @@ class FreeSlotsTest
         }
         assertEquals(0, grown.table().remove(grown.writer(), 7));
         assertEquals(7, grown.table().insert(grown.writer(), address(7), 0, 16, -1L, Long.MIN_VALUE, 0));
+    }
+
+    @Test
+    void shouldGiveABatchARunThatOtherWritersClaimAboveAndTakeBackWhatItDidNotUse()
+    {
+        final Region r = region(CAPACITY);
+        final Writer batch = r.writer();
+        final Writer other = r.table().attach();
+        batch.addressesLeft(10);
+        assertEquals(0, insert(r, batch, 0), "the first claim of a batch of 10 takes 1..9 as its run");
+        assertEquals(10, insert(r, other, 100), "another writer claims above the run, not beside the batch");
+        for (int i = 1; i < 6; i++)
+        {
+            batch.addressesLeft(10 - i);
+            assertEquals(i, insert(r, batch, i), "the batch goes on in its run");
+        }
+        r.table().endRun(batch); // the call ends: 6..9 are unused
+        assertEquals(6, insert(r, other, 101), "the run's unused slots are the lowest FREE ones again");
+        assertNoFreeSlotBelowTheHint(r);
+    }
+
+    @Test
+    void shouldPassTheSlotsOfARunThatAreNotFree()
+    {
+        final Region r = region(CAPACITY);
+        final Writer w = r.writer();
+        for (int i = 0; i < 8; i++)
+        {
+            assertEquals(i, insert(r, w, i));
+        }
+        assertEquals(0, r.table().remove(w, 2));
+        assertEquals(0, r.table().remove(w, 5));
+        w.addressesLeft(4);
+        final long[] got = new long[4];
+        for (int i = 0; i < 4; i++)
+        {
+            w.addressesLeft(4 - i);
+            got[i] = insert(r, w, 100 + i);
+        }
+        r.table().endRun(w);
+        assertArrayEquals(new long[] {2, 5, 8, 9}, got, "the lowest FREE slots in order: a run passes 3, 4, 6 and 7, which are VALID");
+        assertEquals(10, insert(r, w, 200));
+    }
+
+    @Test
+    void shouldGiveBackTheRunOfABatchThatDiedWhenItsWriterIsRecovered()
+    {
+        final Region r = region(CAPACITY);
+        final Writer dead = r.table().attach();
+        dead.addressesLeft(64);
+        assertEquals(0, insert(r, dead, 0)); // took 1..63 as its run, then died: nobody ends it
+        final Writer w = r.writer();
+        assertEquals(64, insert(r, w, 100), "a live writer claims above the dead batch's run");
+        // The recoverer of a dead writer's entry reads every state word (Recovery.recover): the hint
+        // comes down to the lowest FREE slot.
+        new FreeSlots(r.memory(), r.layout()).markUnmarkedFree();
+        assertEquals(1, insert(r, w, 101), "the dead batch's run is back");
+        assertNoFreeSlotBelowTheHint(r);
+    }
+
+    private static void assertNoFreeSlotBelowTheHint(final Region r)
+    {
+        final long hint = r.memory().getLongVolatile(AvFileDescriptor.FREE_HINT_OFFSET) & 0xFFFF_FFFFL;
+        for (long i = 0; i < hint; i++)
+        {
+            assertNotEquals(SlotDescriptor.FREE, SlotDescriptor.state(r.table().stateWord(i)), "FREE slot " + i + " below the hint " + hint);
+        }
     }
 
     @Test
