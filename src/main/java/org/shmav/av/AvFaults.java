@@ -31,8 +31,14 @@ final class AvFaults
         final FabricException b = broken;
         if (b != null)
         {
-            throw new FabricException(call, b.errno(), b.detail());
+            throw brokenFor(call, b);
         }
+    }
+
+    /** Out of line: keeps {@link #checkHealthy} small enough for every call to inline. */
+    private static FabricException brokenFor(final String call, final FabricException b)
+    {
+        return new FabricException(call, b.errno(), b.detail());
     }
 
     /** Before a call changes a named AV: a truncated file faults here, in a read, not in an atomic update. */

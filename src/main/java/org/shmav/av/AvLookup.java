@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.shmav.AddrFormat;
 import org.shmav.Addresses;
+import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
@@ -43,7 +44,7 @@ final class AvLookup
     {
         if (av.isClosed() || addr == null)
         {
-            throw invalid("fi_av_lookup", av.isClosed() ? "AV is closed" : "addr is null");
+            throw refused(addr);
         }
         SlotView v = view;
         final SlotTable current = regions.current().table();
@@ -52,18 +53,32 @@ final class AvLookup
             v = current.view();
             view = v;
         }
-        long index = codec.indexOf(fiAddr);
-        if (index >= v.capacity())
-        {
-            v = regions.follow("fi_av_lookup").table().view(); // the one branch a lookup adds: an index past this view
-            index = index < v.capacity() ? index : -1;
-        }
-        final int len = index < 0 ? -1 : v.lookup(index, addr);
+        final long index = codec.indexOf(fiAddr);
+        final int len = index >= 0 && index < v.capacity() ? v.lookup(index, addr) : lookupPastView(index, addr);
         if (len < 0)
         {
-            throw invalid("fi_av_lookup", "fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
+            throw unset(fiAddr);
         }
         return len;
+    }
+
+    // The cold paths of lookup, out of line: small enough, the lookup is inlined into its caller's loop.
+
+    /** An index past this view: the AV may have grown (the one branch a lookup adds), else -1. */
+    private int lookupPastView(final long index, final ByteBuffer addr)
+    {
+        final SlotView v = regions.follow("fi_av_lookup").table().view();
+        return index >= 0 && index < v.capacity() ? v.lookup(index, addr) : -1;
+    }
+
+    private FabricException refused(final ByteBuffer addr)
+    {
+        return invalid("fi_av_lookup", av.isClosed() ? "AV is closed" : "addr is null");
+    }
+
+    private static FabricException unset(final long fiAddr)
+    {
+        return invalid("fi_av_lookup", "fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
     }
 
     /** The address {@code fiAddr} names, as text. */

@@ -3,6 +3,7 @@ package org.shmav.shm;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.ref.Reference;
 import java.lang.reflect.Field;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
@@ -12,13 +13,15 @@ import java.nio.ByteOrder;
  * Reads of a mapped region by memory address, for the lookup: {@code sun.misc.Unsafe}'s reads, reached
  * through method handles (no JVM flag, no compile-time use of an internal API). A lookup through
  * {@link Memory}'s ByteBuffer checks the index and the buffer's state at every load; these reads check
- * nothing, and took a lookup of a 1M-entry AV from 13 to 7 ns (docs/profiles.md).
+ * nothing, and took a lookup of a 1M-entry AV from 13 to 8 ns, and the copy of a 16-byte address into
+ * the caller's buffer by two stores to 6 ns (docs/profiles.md).
  *
- * <p>Safe as the lookup uses them: only reads (a write through a read-only mapping would kill the JVM),
- * only inside a mapping whose layout was checked against the file's length, while the buffer that
- * keeps the mapping is reachable (its holder is kept with {@code Reference.reachabilityFence}). A file
- * truncated under the reader faults as a ByteBuffer read does: an {@code InternalError}, which the
- * handle reports as FI_EIO.
+ * <p>Safe as the lookup uses them: never a store into a mapping (a write through a read-only mapping
+ * would kill the JVM); reads only inside a mapping whose layout was checked against the file's length,
+ * while the buffer that keeps the mapping is reachable (its holder is kept with
+ * {@code Reference.reachabilityFence}); stores only into the caller's buffer, writable, between its
+ * position and limit. A file truncated under the reader faults as a ByteBuffer read does: an
+ * {@code InternalError}, which the handle reports as FI_EIO.
  *
  * <p>{@link #ENABLED} only on Java 17 to 22 and for direct buffers: Java 23 deprecated these methods
  * for removal and 24 warns at their first use, so there lookups keep the ByteBuffer reads.
@@ -34,7 +37,9 @@ public final class AddressReads
     private static final MethodHandle GET_BYTE;
     private static final MethodHandle LOAD_FENCE;
     private static final MethodHandle GET_LONG_OF;
+    private static final MethodHandle PUT_LONG_OF;
     private static final long BUFFER_ADDRESS;
+    private static final long BYTES_BASE;
 
     /** True when lookups read by address. */
     public static final boolean ENABLED;
@@ -46,7 +51,9 @@ public final class AddressReads
         MethodHandle getByte = null;
         MethodHandle loadFence = null;
         MethodHandle getLongOf = null;
+        MethodHandle putLongOf = null;
         long address = -1;
+        long bytesBase = -1;
         if (Runtime.version().feature() <= LAST_RELEASE && !"false".equals(System.getProperty("shmav.addressReads")))
         {
             try
@@ -61,6 +68,9 @@ public final class AddressReads
                 getByte = l.findVirtual(c, "getByte", MethodType.methodType(byte.class, long.class)).bindTo(u);
                 loadFence = l.findVirtual(c, "loadFence", MethodType.methodType(void.class)).bindTo(u);
                 getLongOf = l.findVirtual(c, "getLong", MethodType.methodType(long.class, Object.class, long.class)).bindTo(u);
+                putLongOf = l.findVirtual(c, "putLong", MethodType.methodType(void.class, Object.class, long.class, long.class)).bindTo(u);
+                bytesBase = (int)l.findVirtual(c, "arrayBaseOffset", MethodType.methodType(int.class, Class.class))
+                    .bindTo(u).invoke(byte[].class);
                 address = (long)l.findVirtual(c, "objectFieldOffset", MethodType.methodType(long.class, Field.class))
                     .bindTo(u).invoke(Buffer.class.getDeclaredField("address"));
             }
@@ -74,7 +84,9 @@ public final class AddressReads
         GET_BYTE = getByte;
         LOAD_FENCE = loadFence;
         GET_LONG_OF = getLongOf;
+        PUT_LONG_OF = putLongOf;
         BUFFER_ADDRESS = address;
+        BYTES_BASE = bytesBase;
         ENABLED = getLong != null;
     }
 
@@ -146,6 +158,19 @@ public final class AddressReads
         }
     }
 
+    /** Stores {@code value} at {@code offset} of {@code base} (null: a memory address), in memory order. */
+    private static void putLong(final Object base, final long offset, final long value)
+    {
+        try
+        {
+            PUT_LONG_OF.invokeExact(base, offset, value);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrown(t);
+        }
+    }
+
     /** No read after it moves above any read before it. */
     public static void loadFence()
     {
@@ -167,6 +192,15 @@ public final class AddressReads
     {
         final int at = dst.position();
         final boolean swap = dst.order() != ByteOrder.LITTLE_ENDIAN;
+        if (length == 2 * Long.BYTES && !dst.isReadOnly()) // a sockaddr_in, word by word as it lies in memory
+        {
+            final Object base = dst.isDirect() ? null : dst.array();
+            final long to = (base == null ? addressOf(dst) : BYTES_BASE + dst.arrayOffset()) + at;
+            putLong(base, to, getLong(address));
+            putLong(base, to + Long.BYTES, getLong(address + Long.BYTES));
+            Reference.reachabilityFence(dst);
+            return;
+        }
         if (length == 2 * Long.BYTES) // a sockaddr_in, unrolled (see Memory.copyOut)
         {
             final long v0 = getLong(address);

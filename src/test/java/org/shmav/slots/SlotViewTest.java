@@ -2,11 +2,13 @@ package org.shmav.slots;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.ReadOnlyBufferException;
 
 import org.junit.jupiter.api.Test;
 import org.shmav.AddrFormat;
@@ -64,6 +66,11 @@ class SlotViewTest
                         }
                     }
                 }
+            }
+            for (final ByteBuffer readOnly : new ByteBuffer[] {ByteBuffer.allocate(40).asReadOnlyBuffer(),
+                ByteBuffer.allocateDirect(40).asReadOnlyBuffer()})
+            {
+                assertThrows(ReadOnlyBufferException.class, () -> view.lookup(1, readOnly), "a read-only buffer is refused, not written");
             }
             final ByteBuffer out = ByteBuffer.allocate(format.addrlen());
             assertEquals(format.addrlen(), view.lookup(1, out), "a valid entry is found");
