@@ -11,7 +11,7 @@ import org.shmav.Domain;
  * shmav's frames and the loop) and for quick A/B runs of one change (docs/profiles.md):
  *
  * <pre>
- *   Loops lookup  private|shared          10 passes of 1M lookups in fi_addr order, 15 times
+ *   Loops lookup  private|shared [COUNT]  10 passes of 1M lookups in fi_addr order, 15 times
  *   Loops insert  private|shared [COUNT]  1M single inserts into an AV created with COUNT (default 1M), 12 times
  *   Loops batch   private|shared          one call of 1M addresses, 12 times
  * </pre>
@@ -39,7 +39,7 @@ public final class Loops
             for (int rep = 0; rep < reps; rep++)
             {
                 final String name = BenchAvs.uniqueName("loops");
-                final AddressVector av = BenchAvs.open(domain, kind, name, what.equals("insert") ? count : N);
+                final AddressVector av = BenchAvs.open(domain, kind, name, what.equals("batch") ? N : count);
                 try
                 {
                     ns[rep] = what.equals("lookup") ? lookups(av, addrs, fiAddr) : inserts(av, addrs, what.equals("batch"));
