@@ -129,7 +129,9 @@ final class FreeSlots
     {
         final long hint = m.getLongVolatile(FREE_HINT_OFFSET);
         final long end = Math.min(capacity, slot + Math.min(w.runWanted, MAX_RUN));
-        if ((hint & INDEX_MASK) <= slot + 1 && end > slot + 1 &&
+        // Only while the epoch is the one of the search that found slot: no slot below it was freed
+        // since, so none is FREE there but other runs' (a freeing lowers the hint with a new epoch).
+        if ((hint >>> 32) == w.hintEpoch && (hint & INDEX_MASK) <= slot + 1 && end > slot + 1 &&
             m.compareAndSetLong(FREE_HINT_OFFSET, hint, (hint & ~INDEX_MASK) | end))
         {
             w.runNext = slot + 1;
