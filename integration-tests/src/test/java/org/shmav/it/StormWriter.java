@@ -20,12 +20,17 @@ import org.shmav.FiErrno;
  * the next step; every removal is logged before remove is called. It only ever removes addresses of
  * its own lane (its own, or those a killed predecessor in the lane left behind), so no two processes
  * remove the same fi_addr. Exit code 3 means it saw the library break a promise. Writers of odd lanes
- * spread their claims ({@code AvAttr.lowestIndex(false)}), so the storm kills both kinds of writer.
+ * spread their claims ({@code AvAttr.lowestIndex(false)}), so the storm kills both kinds of writer;
+ * writers of lanes 0, 4, 8 ... insert half of their addresses in batches of 2 to 8, whose claims take
+ * runs of slots, so the storm also kills batches in the middle of their runs.
  *
  * <p>Arguments: directory, AV name, capacity, lane, incarnation, log file, seed, live target.
  */
 public final class StormWriter
 {
+    /** Most addresses one batch insert of a writer holds. */
+    private static final int MAX_BATCH = 8;
+
     private StormWriter()
     {
     }
@@ -53,6 +58,9 @@ public final class StormWriter
             final ByteBuffer buf = ByteBuffer.allocate(StormAddress.LENGTH);
             final long[] one = new long[1];
             final int[] err = new int[1];
+            final ByteBuffer batch = ByteBuffer.allocate(MAX_BATCH * StormAddress.LENGTH);
+            final long[] batchFi = new long[MAX_BATCH];
+            final int[] batchErr = new int[MAX_BATCH];
 
             // Entries of this lane left by killed predecessors: remove them (logged first).
             for (long i = 0; i < capacity; i++)
@@ -70,7 +78,36 @@ public final class StormWriter
             while (!log.full())
             {
                 final boolean insert = live == 0 || (live < target && random.nextInt(100) < 60);
-                if (insert)
+                if (insert && lane % 4 == 0 && target - live > 1 && random.nextBoolean())
+                {
+                    // a batch: its claims take a run of slots (FreeSlots.reserveRun), killed or not mid-call
+                    final int k = 2 + random.nextInt(Math.min(MAX_BATCH, target - live) - 1);
+                    final long[] ids = new long[k];
+                    for (int j = 0; j < k; j++)
+                    {
+                        ids[j] = StormAddress.id(lane, incarnation, ++seq);
+                        StormAddress.put(batch, j * StormAddress.LENGTH, ids[j]);
+                    }
+                    java.util.Arrays.fill(batchErr, 0);
+                    av.insert(batch.clear().limit(k * StormAddress.LENGTH), k, batchFi, Fi.SYNC_ERR, batchErr);
+                    for (int j = 0; j < k; j++)
+                    {
+                        if (batchErr[j] != 0)
+                        {
+                            log.insertFailed(batchErr[j]);
+                            continue;
+                        }
+                        log.append(StormLog.INSERTED, batchFi[j], ids[j]);
+                        liveFi[live] = batchFi[j];
+                        liveId[live++] = ids[j];
+                        if (lookupId(av, batchFi[j], buf) != ids[j])
+                        {
+                            fail("batch insert of id " + Long.toHexString(ids[j]) + " acknowledged at fi_addr " + batchFi[j] +
+                                " but lookup does not return it");
+                        }
+                    }
+                }
+                else if (insert)
                 {
                     final long id = StormAddress.id(lane, incarnation, ++seq);
                     StormAddress.put(buf, 0, id);
