@@ -9,10 +9,11 @@
  * passes, so that no offset taken from the file can point outside the mapping.
  *
  * Growth (layout 3, last segment cut at maxCapacity since layout 4): a named AV grows past its
- * creation count by appending segments, and publishes each with a release store of the header's
- * segmentCount. A reader maps exactly the segments
- * published when it looked (its view; the file may be longer: a grower that died after reserving
- * left a tail nobody reads). Whenever it meets an index past its view, ends an iteration, or its
+ * creation count by adding segments, and publishes each with a CAS of the header's segmentCount.
+ * Since layout 6 segment k starts where its segment-table entry says, at or past the end of segment
+ * k - 1 (a grower that was taken over may have left an unused range between). A reader maps exactly
+ * the segments published when it looked (its view; the file may be longer: ranges growers took but
+ * did not publish, which nobody reads). Whenever it meets an index past its view, ends an iteration, or its
  * reverse lookup meets an index area or a slot past its view, it reads segmentCount again (acquire)
  * and, if the AV grew, checks the header again for the new count and maps the file again
  * (shmav_av_follow). Segments never move, so every slot keeps its offset.
@@ -79,7 +80,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
 
 #define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
-#define SHMAV_VERSION_MAJOR       5u
+#define SHMAV_VERSION_MAJOR       6u
 #define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
 /* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
@@ -457,10 +458,19 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     uint64_t buckets = first_buckets;
     for (uint32_t k = 1; k < segments; k++)
     {
+        /* Segment k starts where its grower's range began (layout 6): aligned, past the end of segment
+         * k - 1 (a taken-over grower's unused range may lie between), within one mapping. Checked
+         * before any offset is computed from it: no overflow below. */
+        char field[40];
+        const uint64_t start = shmav__u64(base, SHMAV_H_SEGMENTS + (uint64_t)k * SHMAV_SEGMENT_ENTRY_LENGTH +
+            SHMAV_SEG_SLOTS_OFFSET);
+        snprintf(field, sizeof field, "segment[%u].slotsOffset", k);
+        SHMAV__CHECK(start >= end && start < SHMAV_MAX_FILE_LENGTH && start % SHMAV_SECTION_ALIGNMENT == 0, field,
+            (int64_t)start);
         const uint64_t first = shmav__segment_first(capacity, log2g, max, k);
         const uint64_t n = shmav__segment_end(capacity, log2g, max, k) - first;
-        const uint64_t map = shmav__align(end + n * slot_length, SHMAV_SECTION_ALIGNMENT);
-        av->seg_slots[k] = end;
+        const uint64_t map = shmav__align(start + n * slot_length, SHMAV_SECTION_ALIGNMENT);
+        av->seg_slots[k] = start;
         av->seg_hash[k] = shmav__align(map + n * 8, SHMAV_SECTION_ALIGNMENT);
         buckets = shmav__hash_buckets_for(shmav__segment_end(capacity, log2g, max, k));
         av->seg_buckets[k] = buckets;

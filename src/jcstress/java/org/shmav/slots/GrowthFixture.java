@@ -51,7 +51,7 @@ final class GrowthFixture
      */
     Region grow()
     {
-        final Region next = SegmentGrowth.publishSegment(growerView, memory, bigger);
+        final Region next = SegmentGrowth.publishSegment(growerView, memory, bigger, () -> true);
         next.table().moveIndexInto(next.writer(), bigger.segments() - 1);
         return next;
     }

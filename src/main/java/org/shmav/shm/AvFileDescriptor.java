@@ -47,7 +47,8 @@ package org.shmav.shm;
  *  144 |                         maxCapacity                                |
  *  152 |                   lockFileInode (layout 4)                         |
  *  160 |                   lockFileDevice (layout 4)                        |
- *  192 |                      reserved (was changes, layout 2)              |
+ *  192 |   growthClaim (layout 6): progress (high 32) | ticket | segment (low 8) |
+ *  200 |                  fileTop (layout 6): end of the ranges taken       |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
  *  384 |   indexState (layout 5): active/target hash area, stamp, migrator  |
@@ -57,9 +58,9 @@ package org.shmav.shm;
  * 3072 | lock byte of FI_READ readers (never read or written, only locked)               |
  * 3080 | lock byte of the creator of a file not yet published (never read or written)    |
  * 3088 | lock byte of auth-key inserts: locked in the lock file, never in this file       |
- * 3096 | lock byte of a growth: locked in the lock file, never in this file               |
+ * 3096 | unused since layout 6 (was the growth lock's byte)                               |
  *
- *   Writers' locks (attacher liveness, auth-key inserts, growth) are taken at these offsets in the
+ *   Writers' locks (attacher liveness, auth-key inserts) are taken at these offsets in the
  *   AV's lock file ({@link AvLockFile}), which only the AV's writers may open; only the readers' and
  *   the creator's bytes are locked in the AV file itself.
  * </pre>
@@ -73,7 +74,7 @@ public final class AvFileDescriptor
     /** "shmav-av" in ASCII, read as a little-endian u64. */
     public static final long MAGIC = 0x76612d76616d6873L;
     /** Layout major version: a file of another major version is refused. */
-    public static final int VERSION_MAJOR = 5;
+    public static final int VERSION_MAJOR = 6;
     /** Layout minor version: additions that older readers may ignore. */
     public static final int VERSION_MINOR = 0;
     /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */
@@ -127,9 +128,10 @@ public final class AvFileDescriptor
     /** u64: hash buckets of segment 0, a power of two (the current hash's: {@link AvLayout#hashBucketsFor} of the capacity). */
     public static final int HASH_BUCKETS_OFFSET = 120;
     /**
-     * u32: segments published, 1 to {@link #MAX_SEGMENTS}. Written only by a grower, with a release store,
-     * after the new segment is reserved, initialised and indexed; read with acquire. A process whose view
-     * has fewer segments maps the file again before it writes (shm-layout.md, GROWTH).
+     * u32: segments published, 1 to {@link #MAX_SEGMENTS}. Raised from n to n + 1 only by CAS, by any
+     * writer that finds segment n's table entry set (layout 6), after the segment was reserved and
+     * prepared; read with acquire. A process whose view has fewer segments maps the file again before
+     * it writes (shm-layout.md, GROWTH).
      */
     public static final int SEGMENT_COUNT_OFFSET = 128;
     /** u64: creation time, milliseconds since the epoch. */
@@ -146,6 +148,17 @@ public final class AvFileDescriptor
     public static final int LOCK_FILE_INODE_OFFSET = 152;
     /** u64, layout 4: device of the AV's lock file (as {@code stat} gives it). */
     public static final int LOCK_FILE_DEVICE_OFFSET = 160;
+    /**
+     * u64, layout 6: the growth claim ({@code org.shmav.slots.GrowthClaim}): the segment being grown (bits
+     * 0-7, 0 for none), the claim's ticket (bits 8-31) and its owner's progress (bits 32-63). Changed
+     * only by CAS; a claim for a segment already published is over.
+     */
+    public static final int GROWTH_CLAIM_OFFSET = 192;
+    /**
+     * u64, layout 6: end of the file ranges growers have taken; the creator sets it to {@code fileLength}.
+     * A grower takes the next range with a CAS that raises it, so no two growers ever write one byte.
+     */
+    public static final int FILE_TOP_OFFSET = 200;
     /** u64: lower bound of the lowest FREE slot (low 32 bits) and an epoch bumped by every freeing (high 32). */
     public static final int FREE_HINT_OFFSET = 256;
     /** u64: number of attacher entries ever taken; readers sum journals below it. */
@@ -186,12 +199,6 @@ public final class AvFileDescriptor
      * and adds it, so that one insert of a new key wins across processes. In the lock file.
      */
     public static final int AUTH_KEY_LOCK_OFFSET = 3088;
-    /**
-     * The byte a grower holds an exclusive record lock on from its check of {@code segmentCount} to its
-     * publication of the next segment: one growth at a time, and the kernel frees the byte of a grower
-     * that dies. In the lock file.
-     */
-    public static final int GROWTH_LOCK_OFFSET = 3096;
     /** Entries in the segment table: enough to double from 1 slot to {@link #MAX_CAPACITY}. */
     public static final int MAX_SEGMENTS = 32;
     /** Bytes per segment-table entry. */

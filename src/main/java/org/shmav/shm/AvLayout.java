@@ -48,8 +48,13 @@ public final class AvLayout
     private final long baseLength;
     private final long hashBuckets;
     private final long fileLength;
-    /** Per segment: file offset of its slots and of its hash; slot and map_addr offsets less first * size. */
+    /**
+     * Per segment: file offset of its slots, of its hash and of its end; slot and map_addr offsets less
+     * first * size. Segment k >= 1 starts where its grower's range began (shm-layout.md, GROWTH): at or
+     * past the end of segment k - 1, not necessarily at it.
+     */
     private final long[] segmentSlots;
+    private final long[] segmentStops;
     private final long[] segmentHashes;
     private final long[] segmentBuckets;
     private final long[] slotBase;
@@ -57,7 +62,7 @@ public final class AvLayout
 
     private AvLayout(final AddrFormat addrFormat, final AvType avType, final long firstCapacity, final long maxCapacity,
         final int attachersCapacity, final int authKeySize, final int authKeysCapacity, final long firstBuckets,
-        final int segments)
+        final int segments, final long[] starts)
     {
         this.addrFormat = addrFormat;
         this.avType = avType;
@@ -77,6 +82,7 @@ public final class AvLayout
         final long firstHash = align(mapOffset + firstCapacity * Long.BYTES, SECTION_ALIGNMENT);
         this.baseLength = align(firstHash + HASH_AREAS * firstBuckets * Long.BYTES, SECTION_ALIGNMENT);
         this.segmentSlots = new long[segments];
+        this.segmentStops = new long[segments];
         this.segmentHashes = new long[segments];
         this.segmentBuckets = new long[segments];
         this.slotBase = new long[segments];
@@ -86,18 +92,20 @@ public final class AvLayout
         segmentBuckets[0] = firstBuckets;
         slotBase[0] = slotsOffset;
         mapBase[0] = mapOffset;
+        segmentStops[0] = baseLength;
         long end = baseLength;
         long buckets = firstBuckets;
         for (int k = 1; k < segments; k++)
         {
             final long first = segmentFirst(k);
             final long n = segmentEnd(k) - first;
-            segmentSlots[k] = end;
-            final long map = align(end + n * slotLength, SECTION_ALIGNMENT);
+            segmentSlots[k] = starts == null ? end : starts[k];
+            final long map = align(segmentSlots[k] + n * slotLength, SECTION_ALIGNMENT);
             segmentHashes[k] = align(map + n * Long.BYTES, SECTION_ALIGNMENT);
             buckets = hashBucketsFor(segmentEnd(k));
             segmentBuckets[k] = buckets;
             end = align(segmentHashes[k] + HASH_AREAS * buckets * Long.BYTES, SECTION_ALIGNMENT);
+            segmentStops[k] = end;
             slotBase[k] = segmentSlots[k] - first * slotLength;
             mapBase[k] = map - first * Long.BYTES;
         }
@@ -146,14 +154,14 @@ public final class AvLayout
         final long buckets)
     {
         return new AvLayout(addrFormat, avType, capacity, capacity, attachersCapacity, authKeySize, authKeysCapacity,
-            buckets, 1);
+            buckets, 1, null);
     }
 
     /** This new region's layout, allowed to grow up to {@code max} slots (at least its capacity). */
     public AvLayout growingTo(final long max)
     {
         return new AvLayout(addrFormat, avType, firstCapacity, Math.max(firstCapacity, Math.min(max, MAX_CAPACITY)),
-            attachersCapacity, authKeySize, authKeysCapacity, hashBucketsFor(firstCapacity), segments);
+            attachersCapacity, authKeySize, authKeysCapacity, hashBucketsFor(firstCapacity), segments, null);
     }
 
     /** True while the capacity is below {@code maxCapacity}: one more segment brings it closer, or to it. */
@@ -162,15 +170,36 @@ public final class AvLayout
         return segments < MAX_SEGMENTS && capacity < maxCapacity;
     }
 
-    /** The layout with one segment more; see {@link #canGrow}. */
+    /** The layout with one segment more, right after the last (a private AV's); see {@link #canGrow}. */
     public AvLayout grown()
+    {
+        return grownAt(fileLength);
+    }
+
+    /**
+     * The layout with one segment more, whose slots start at file offset {@code start} (a multiple of
+     * {@link AvFileDescriptor#SECTION_ALIGNMENT}, at least {@link #fileLength()}: the range a grower took).
+     */
+    public AvLayout grownAt(final long start)
     {
         if (!canGrow())
         {
             throw new IllegalStateException("cannot grow past " + capacity + " slots");
         }
+        if (start < fileLength || start != align(start, SECTION_ALIGNMENT))
+        {
+            throw new IllegalArgumentException("segment " + segments + " cannot start at " + start);
+        }
+        final long[] starts = java.util.Arrays.copyOf(segmentSlots, segments + 1);
+        starts[segments] = start;
         return new AvLayout(addrFormat, avType, firstCapacity, maxCapacity, attachersCapacity, authKeySize,
-            authKeysCapacity, hashBucketsFor(firstCapacity), segments + 1);
+            authKeysCapacity, hashBucketsFor(firstCapacity), segments + 1, starts);
+    }
+
+    /** Bytes of segment {@code k >= 1}: its slots, map_addr array and hash, each section aligned. */
+    public long segmentLength(final int k)
+    {
+        return segmentStops[k] - segmentSlots[k];
     }
 
     /** This layout grown to {@code maxCapacity}: every segment the AV can ever have, and its file then. */
@@ -244,6 +273,8 @@ public final class AvLayout
         m.putLong(INDEX_STATE_OFFSET, IndexWord.INITIAL_STATE);
         m.putLong(CREATED_MILLIS_OFFSET, System.currentTimeMillis());
         m.putLong(MAX_CAPACITY_OFFSET, maxCapacity);
+        m.putLong(FILE_TOP_OFFSET, baseLength);
+        m.putLong(GROWTH_CLAIM_OFFSET, 0);
         writeSegmentEntry(m, 0);
     }
 
@@ -320,14 +351,23 @@ public final class AvLayout
         check(buckets == hashBucketsFor(capacity), "hashBuckets", buckets);
         check(segments >= 1 && segments <= MAX_SEGMENTS, "segmentCount", segments);
 
-        // Recompute the whole layout from the few free parameters and require the file to agree
-        // field by field: every offset is then known to be in bounds.
+        // Recompute the whole layout from the few free parameters and the segments' starts, and require
+        // the file to agree field by field: every offset is then known to be in bounds.
         final AvLayout one = new AvLayout(format, type, capacity, max, attachersCapacity, authKeySize, authKeysCapacity,
-            buckets, 1);
+            buckets, 1, null);
         // A segment exists only if the one before it ended below maxCapacity (growth stops there).
         check(segments == 1 || one.segmentEnd(segments - 2) < max, "segmentCount", segments);
+        // Segment k >= 1 starts where its grower's range began: aligned, within a mapping (checked
+        // before any offset is computed from it), and past the end of segment k - 1 (checked below).
+        final long[] starts = new long[segments];
+        for (int k = 1; k < segments; k++)
+        {
+            starts[k] = m.getLong(segmentOffset(k) + SEGMENT_SLOTS_OFFSET);
+            check(starts[k] > 0 && starts[k] < MAX_FILE_LENGTH && starts[k] == align(starts[k], SECTION_ALIGNMENT),
+                "segment[" + k + "].slotsOffset", starts[k]);
+        }
         final AvLayout expected = segments == 1 ? one : new AvLayout(format, type, capacity, max, attachersCapacity,
-            authKeySize, authKeysCapacity, buckets, segments);
+            authKeySize, authKeysCapacity, buckets, segments, starts);
         check(expected.fileLength <= MAX_FILE_LENGTH, "segmentCount", segments);
         check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen, "addrLen", m.getInt(ADDR_LEN_OFFSET));
         check(m.getInt(SLOT_LENGTH_OFFSET) == expected.slotLength, "slotLength", m.getInt(SLOT_LENGTH_OFFSET));
@@ -338,6 +378,8 @@ public final class AvLayout
         {
             final int entry = segmentOffset(k);
             check(m.getLong(entry + SEGMENT_SLOTS_OFFSET) == expected.segmentSlots[k], "segment[" + k + "].slotsOffset",
+                m.getLong(entry + SEGMENT_SLOTS_OFFSET));
+            check(k == 0 || expected.segmentSlots[k] >= expected.segmentStops[k - 1], "segment[" + k + "].slotsOffset",
                 m.getLong(entry + SEGMENT_SLOTS_OFFSET));
             check(m.getLong(entry + SEGMENT_HASH_OFFSET) == expected.segmentHashes[k], "segment[" + k + "].hashOffset",
                 m.getLong(entry + SEGMENT_HASH_OFFSET));

@@ -6,6 +6,7 @@ import static org.shmav.shm.AvFileDescriptor.SEGMENT_COUNT_OFFSET;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
@@ -14,10 +15,11 @@ import org.shmav.FiErrno;
  * The file side of growth: mapping exactly the segments a header publishes, and reserving the space of
  * the next segment before it is published (shm-layout.md, GROWTH). Stateless.
  *
- * <p>A named AV's file may be longer than its published segments: a growth in progress, one that
- * failed and is being cut back, or one whose grower died after reserving. Nobody maps or reads past
- * the published length, and the next grower cuts the file back to it before reserving, so such a tail
- * is harmless, and a file that grows or shrinks past the published length meanwhile changes nothing.
+ * <p>A named AV's file may be longer than its published segments: a growth in progress, a range a
+ * failed growth gave back, or one whose grower died or was taken over. Nobody maps or reads past the
+ * published length, and no grower ever cuts the file (layout 6: a late cut would fault every mapping
+ * of a segment published meanwhile), so such a tail is harmless, and a file that grows or shrinks
+ * past the published length meanwhile (another program) changes nothing.
  */
 public final class SegmentFile
 {
@@ -64,7 +66,7 @@ public final class SegmentFile
      * The layout the header publishes now, checked ({@link AvLayout#read}) against the file's size.
      * The size is read after {@code segmentCount} (acquire): a grower reserves before it publishes, so
      * the size then covers every published segment, and a file shorter than them is damaged. A longer
-     * file is fine: a growth in progress, a failed one being cut back, or a dead grower's reservation.
+     * file is fine: a growth in progress, or a range a grower took and did not publish.
      *
      * @throws AvLayout.LayoutException when the header or the size is not that of a valid AV
      */
@@ -96,41 +98,62 @@ public final class SegmentFile
     }
 
     /**
-     * Makes the file exactly {@code to} bytes, every page from {@code from} written with zeros, so that
-     * tmpfs allocates them now: once this returns, no store into [from, to) can fault. Bytes from
-     * {@code from} on are nobody's (past the published segments), so they are cut first. On a full
-     * file system the file is cut back to {@code from} and the growth fails with FI_ENOSPC, the AV
-     * intact. Only the holder of the growth lock calls this.
+     * FI_ENOSPC, before a byte is written, when the file system cannot hold the range [start, end) that
+     * a grower took: the file is never cut back (shm-layout.md, GROWTH), so a growth that would fail
+     * half-way should not start. Pages the file already has there (a range given back by a grower that
+     * failed) count as held. Others may take space meanwhile: then a write fails, and the range is given back.
      */
-    public static void reserve(final AvFileChannel file, final long from, final long to, final String call,
+    public static void checkRoom(final AvFileChannel file, final long start, final long end, final String call,
+        final String name)
+    {
+        final long usable;
+        final long held;
+        try
+        {
+            usable = Files.getFileStore(file.path()).getUsableSpace();
+            held = Math.max(0, Math.min(file.channelFor(false).size(), end) - start);
+        }
+        catch (final IOException e)
+        {
+            return; // no answer: the writes will tell
+        }
+        if (usable < end - start - held)
+        {
+            throw new FabricException(call, FiErrno.ENOSPC, "cannot grow named AV '" + name + "' by " + (end - start) +
+                " bytes: its file system has " + usable + " bytes free: free space where it lives (df -h /dev/shm; " +
+                "'shmav gc' removes dead jobs' AVs); the AV is intact");
+        }
+    }
+
+    /** Bytes of zeros one {@link #writeZeros} call writes at most: a grower's step between two progress marks. */
+    public static final int ZEROS_STEP = 1 << 20;
+
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(ZEROS_STEP).asReadOnlyBuffer();
+
+    /**
+     * Writes zeros from {@code at} towards {@code to}, at most {@link #ZEROS_STEP} bytes, so that tmpfs
+     * allocates those pages now and no store into them can fault later; returns where it stopped. The
+     * range belongs to the caller alone (a grower's, shm-layout.md GROWTH): the file only ever gets
+     * longer here, never shorter, so a writer that wakes late harms nobody's bytes. A full file system
+     * is FI_ENOSPC, the AV intact.
+     */
+    public static long writeZeros(final AvFileChannel file, final long at, final long to, final String call,
         final String name)
     {
         final FileChannel ch = file.channelFor(true);
         try
         {
-            ch.truncate(from);
-            final ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
-            for (long at = from; at < to; )
-            {
-                zeros.clear().limit((int)Math.min(zeros.capacity(), to - at));
-                at += ch.write(zeros, at);
-            }
+            final ByteBuffer zeros = ZEROS.duplicate();
+            zeros.limit((int)Math.min(ZEROS_STEP, to - at));
+            return at + ch.write(zeros, at);
         }
         catch (final IOException e)
         {
-            try
-            {
-                ch.truncate(from);
-            }
-            catch (final IOException ignored)
-            {
-                // the tail stays; the next grower cuts it
-            }
             final String reason = String.valueOf(e.getMessage());
             final int errno = reason.contains("No space left") || reason.contains("Disk quota") ||
                 reason.contains("File too large") ? FiErrno.ENOSPC : FiErrno.EIO;
-            throw new FabricException(call, errno, "cannot grow named AV '" + name + "' from " + from + " to " + to +
-                " bytes: " + reason + (errno == FiErrno.ENOSPC
+            throw new FabricException(call, errno, "cannot grow named AV '" + name + "' to " + to + " bytes: " +
+                reason + (errno == FiErrno.ENOSPC
                     ? ": free space where it lives (df -h /dev/shm; 'shmav gc' removes dead jobs' AVs); the AV is intact"
                     : ""), e);
         }

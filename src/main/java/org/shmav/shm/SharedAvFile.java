@@ -252,7 +252,7 @@ public final class SharedAvFile
                 FileOwnership.checkWritable(file, name, groupAccess);
             }
             // The header first, then exactly the length it publishes: the file may be longer (a growth in
-            // progress, or one failing and cut back meanwhile), and its size is no length to map.
+            // progress, or ranges growers took and did not publish), and its size is no length to map.
             final Memory header = mapHeader(ch, file, name, readOnly, "fi_av_open");
             awaitReady(header, name);
             final Mapped mapped = SegmentFile.mapPublished(header, ch, readOnly, "fi_av_open",

@@ -2,7 +2,8 @@ package org.shmav.slots;
 
 import static org.shmav.shm.AvFileDescriptor.*;
 
-import java.util.concurrent.TimeUnit;
+import java.io.IOException;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
 
 import org.shmav.FabricException;
@@ -15,32 +16,34 @@ import org.shmav.shm.SharedAvFile;
 
 /**
  * Growth of a named AV by one segment, so that its capacity doubles, or reaches its maximum when a
- * doubling would pass it (shm-layout.md, GROWTH):
+ * doubling would pass it (shm-layout.md, GROWTH). Nobody holds a lock; for segment n:
  *
  * <pre>
- *   1 lock      exclusive record lock on byte 3096 of the lock file (one grower; the kernel frees a dead one's)
- *   2 check     segmentCount (acquire) still n, as in the grower's view? else another process grew: follow
- *   3 reserve   cut the file to the end of segment n-1, write zeros to the end of segment n (tmpfs
- *               allocates every page now; a full file system is FI_ENOSPC here, the file cut back)
- *   4 prepare   map the new length; map_addr of the new slots all ones; segment table entry n;
- *               free-group marks of the new slots
- *   5 publish   segmentCount := n + 1 (release); nobody is waited for
- *   6 unlock
- *   7 move      the index into segment n's area 0 ({@link IndexMigration#moveInto}), other writers going on
+ *   1 claim     CAS growthClaim to a new ticket for n ({@link GrowthClaim}); a claim for n that makes
+ *               progress is waited for, one that stalls for 200 ms is taken over
+ *   2 range     CAS fileTop from t to t + the segment's length: [t, end) is this claim's alone, for good
+ *   3 reserve   FI_ENOSPC if the file system has no room for it; else write zeros over it (tmpfs
+ *               allocates every page now), raising the claim's progress after every step; a failed
+ *               raise means taken over; a write that fails gives the range and the claim back
+ *   4 prepare   map the file to end; map_addr of the new slots all ones; free-group marks
+ *   5 publish   CAS segment n's slotsOffset from 0 to t (one range wins), store its hashOffset,
+ *               CAS segmentCount from n to n + 1; any writer that finds the entry set does these two
+ *   6 move      the index into segment n's area 0 ({@link IndexMigration#moveInto}), other writers going on
  * </pre>
  *
- * Crash safety: nothing is visible before step 5's release store, so a grower that dies earlier leaves
- * the AV as it was (its reserved tail is cut by the next grower). Until step 7 ends the index stays in
- * the old segment's area, which holds the new slots' entries too (a 26-bit slot field fits any slot):
- * a grower that dies or freezes there leaves it to the writers, whose crowding check, or full area,
- * moves it (the target of a migration is always the last segment's area once the active one is
- * older). Writers of an older view place into the old area as before, and map the file again once
- * indexState names an area past their view, or a bucket a slot past it; readers likewise.
+ * Crash and freeze safety: a grower writes only into its own range until its step-5 CAS, and that CAS
+ * succeeds only while the entry is 0, so a grower that freezes anywhere and wakes after another
+ * published the segment harms nothing: it fails a CAS, gives its range back if it is still the last
+ * one, and follows. A dead or frozen grower's range stays in the file, unused (at most one segment per
+ * takeover). Until step 6 ends the index stays in the old segment's area, which holds the new slots'
+ * entries too (a 26-bit slot field fits any slot): a grower that dies or freezes there leaves it to the
+ * writers, whose crowding check, or full area, moves it (the target of a migration is always the last
+ * segment's area once the active one is older).
  */
 final class SegmentGrowth
 {
-    /** How long a grower waits for another process's growth (a live one takes milliseconds). */
-    static final long LOCK_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** map_addr entries prepared between two progress marks. */
+    private static final int PREPARE_STEP = 1 << 16;
 
     private SegmentGrowth()
     {
@@ -55,75 +58,231 @@ final class SegmentGrowth
             throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
         }
         final Writer w = view.writer();
-        final AvFileChannel locks = view.locks();
         w.releaseLeftLocks();
-        lock(locks, w, call, name);
-        w.growthLock = locks; // until the unlock below has run: an Error may strike that call (SlotTable#begin)
-        final Region grown;
-        try
+        final Memory m = view.memory();
+        final int n = view.layout().segments();
+        long seen = 0;
+        long seenAt = 0;
+        while (true)
         {
             final Region now = view.follow(call, name);
             if (now != view)
             {
-                return now; // another process grew it meanwhile
+                return now; // another process grew it
             }
-            final AvLayout layout = view.layout();
-            if (!layout.canGrow())
+            checkRoom(view.layout(), call, name);
+            final long start = m.getLongVolatile(segmentOffset(n) + SEGMENT_SLOTS_OFFSET);
+            if (start != 0)
             {
-                throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
-                    layout.capacity() + " entries, its maxCount (set when it was created): remove entries, or " +
-                    "create it with a larger AvAttr.maxCount");
+                publish(view, start, call, name); // prepared by another: finish its publication
+                continue;
             }
-            final AvLayout bigger = layout.grown();
-            if (bigger.fileLength() > MAX_FILE_LENGTH)
+            final long claim = m.getLongVolatile(GROWTH_CLAIM_OFFSET);
+            final long time = System.nanoTime();
+            if (claim != seen || seenAt == 0)
             {
-                // Only a file written elsewhere gets here: an opener refuses a maxCount whose file cannot be mapped.
-                throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
-                    layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
-                    "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
+                seen = claim;
+                seenAt = time;
             }
-            SegmentFile.reserve(file, layout.fileLength(), bigger.fileLength(), call, name);
-            grown = publishSegment(view, SegmentFile.map(file, bigger.fileLength(), call, name), bigger);
-        }
-        finally
-        {
-            locks.unlock(GROWTH_LOCK_OFFSET);
-            w.growthLock = null;
-        }
-        grown.table().moveIndexInto(w, grown.layout().segments() - 1); // step 7, outside the lock: another grower need not wait for it
-        return grown;
-    }
-
-    private static void lock(final AvFileChannel file, final Writer w, final String call, final String name)
-    {
-        final long deadline = Waits.within(w, LOCK_WAIT_NANOS);
-        while (!file.tryLock(GROWTH_LOCK_OFFSET))
-        {
-            if (System.nanoTime() - deadline > 0)
+            if (GrowthClaim.segment(claim) != n || time - seenAt > GrowthClaim.STALL_NANOS)
+            {
+                final long mine = GrowthClaim.next(claim, n);
+                if (m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, mine))
+                {
+                    final Region grown = build(view, mine, call, name);
+                    if (grown != null)
+                    {
+                        grown.table().moveIndexInto(w, n); // step 6: nobody waits for it
+                        return grown;
+                    }
+                }
+                continue;
+            }
+            if (Waits.passed(Waits.deadline(w)))
             {
                 throw new FabricException(call, FiErrno.EAGAIN, "named AV '" + name + "' is being grown by another " +
-                    "process that has held its growth lock for 5 s (stopped, or very slow): try again");
+                    "process, still at work after 5 s (very slow, or a very large segment): try again");
             }
             LockSupport.parkNanos(200_000);
         }
     }
 
+    private static void checkRoom(final AvLayout layout, final String call, final String name)
+    {
+        if (!layout.canGrow())
+        {
+            throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+                layout.capacity() + " entries, its maxCount (set when it was created): remove entries, or " +
+                "create it with a larger AvAttr.maxCount");
+        }
+    }
+
     /**
-     * Steps 4 and 5 over {@code m}, a mapping that holds the reserved segment of {@code bigger} (zeros):
-     * the segment prepared and published; the view that has it. The index is not moved yet (step 7).
+     * Steps 2 to 5 under claim {@code mine}: the view with the new segment, or null when the claim was
+     * taken over or another range was published first (the caller looks again).
+     */
+    private static Region build(final Region view, final long mine, final String call, final String name)
+    {
+        final Memory m = view.memory();
+        final AvLayout layout = view.layout();
+        final long top = m.getLongVolatile(FILE_TOP_OFFSET);
+        if (top < layout.fileLength() || top > MAX_FILE_LENGTH || top != align(top, SECTION_ALIGNMENT))
+        {
+            throw new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its fileTop " + top +
+                " is not past its last segment (" + layout.fileLength() + "): remove it with 'shmav rm' and create it again");
+        }
+        final AvLayout bigger = layout.grownAt(top);
+        if (bigger.fileLength() > MAX_FILE_LENGTH)
+        {
+            m.compareAndSetLong(GROWTH_CLAIM_OFFSET, mine, GrowthClaim.released(mine));
+            throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+                layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
+                "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
+        }
+        if (!m.compareAndSetLong(FILE_TOP_OFFSET, top, bigger.fileLength()))
+        {
+            return null; // another claim took a range meanwhile (it was taken over): look again
+        }
+        final int n = layout.segments();
+        final Range range = new Range(m, mine, top, bigger.fileLength());
+        try
+        {
+            SegmentFile.checkRoom(view.file(), top, range.end, call, name);
+            for (long at = top; at < range.end; )
+            {
+                at = SegmentFile.writeZeros(view.file(), at, range.end, call, name);
+                if (!range.advance())
+                {
+                    range.giveBack(n);
+                    return null;
+                }
+            }
+            final Region grown = publishSegment(view, SegmentFile.map(view.file(), range.end, call, name), bigger,
+                range::advance);
+            if (grown == null)
+            {
+                range.giveBack(n);
+            }
+            return grown;
+        }
+        catch (final RuntimeException | Error e)
+        {
+            range.giveBack(n); // FI_ENOSPC, or an Error: the next grower need not wait for this claim to stall
+            throw e;
+        }
+    }
+
+    /**
+     * Steps 4 and 5 over {@code m}, a mapping that holds the reserved last segment of {@code bigger}
+     * (zeros), checking {@code stillMine} between steps: the view that has it, or null when a step found
+     * the claim lost or another range published first. The index is not moved yet (step 6).
      * Package-private for jcstress, which runs it in process memory against writers of older views.
      */
-    static Region publishSegment(final Region view, final Memory m, final AvLayout bigger)
+    static Region publishSegment(final Region view, final Memory m, final AvLayout bigger,
+        final BooleanSupplier stillMine)
     {
         final int k = bigger.segments() - 1;
         for (long i = bigger.segmentFirst(k); i < bigger.segmentEnd(k); i++)
         {
             m.putLong(bigger.map(i), -1L);
+            if ((i & (PREPARE_STEP - 1)) == PREPARE_STEP - 1 && !stillMine.getAsBoolean())
+            {
+                return null;
+            }
+        }
+        FreeSlots.mark(m, bigger, bigger.segmentFirst(k), bigger.segmentEnd(k)); // sets bits only: harmless late
+        if (!m.compareAndSetLong(segmentOffset(k) + SEGMENT_SLOTS_OFFSET, 0, bigger.segmentSlotsOffset(k)))
+        {
+            return null;
         }
         bigger.writeSegmentEntry(m, k);
-        FreeSlots.mark(m, bigger, bigger.segmentFirst(k), bigger.segmentEnd(k));
-        final Region next = view.next(new SharedAvFile.Mapped(m, bigger, view.file()));
-        m.setIntRelease(SEGMENT_COUNT_OFFSET, bigger.segments()); // step 5: nobody is waited for
-        return next;
+        m.compareAndSetInt(SEGMENT_COUNT_OFFSET, k, k + 1);
+        return view.next(new SharedAvFile.Mapped(m, bigger, view.file()));
+    }
+
+    /**
+     * Step 5 for a segment another writer prepared at {@code start}: its hashOffset, then segmentCount.
+     * The entry is checked first, since a damaged file could hold anything there.
+     */
+    private static void publish(final Region view, final long start, final String call, final String name)
+    {
+        final AvLayout layout = view.layout();
+        final AvLayout bigger;
+        try
+        {
+            bigger = layout.grownAt(start);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw damaged(name, call, start);
+        }
+        if (bigger.fileLength() > MAX_FILE_LENGTH || bigger.fileLength() > sizeOf(view.file(), call, name))
+        {
+            throw damaged(name, call, start);
+        }
+        final Memory m = view.memory();
+        bigger.writeSegmentEntry(m, layout.segments()); // the same value whoever writes it
+        m.compareAndSetInt(SEGMENT_COUNT_OFFSET, layout.segments(), layout.segments() + 1);
+    }
+
+    private static long sizeOf(final AvFileChannel file, final String call, final String name)
+    {
+        try
+        {
+            return file.channelFor(false).size();
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException(call, FiErrno.EIO, "cannot read the size of named AV '" + name + "': " +
+                e.getMessage(), e);
+        }
+    }
+
+    private static FabricException damaged(final String name, final String call, final long start)
+    {
+        return new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its next segment's " +
+            "slotsOffset " + start + " is not a range past its last segment: remove it with 'shmav rm' and create it again");
+    }
+
+    /** A grower's range of the file and its claim. */
+    private static final class Range
+    {
+        private final Memory m;
+        private final long start;
+        private final long end;
+        private long claim;
+
+        Range(final Memory m, final long claim, final long start, final long end)
+        {
+            this.m = m;
+            this.claim = claim;
+            this.start = start;
+            this.end = end;
+        }
+
+        /** Marks progress; false when another writer took the claim over. */
+        boolean advance()
+        {
+            final long next = GrowthClaim.advanced(claim);
+            if (!m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, next))
+            {
+                return false;
+            }
+            claim = next;
+            return true;
+        }
+
+        /**
+         * Gives the range back if it is still the last one taken and was not published (an entry, once
+         * set, never changes), and the claim if it is still this one's.
+         */
+        void giveBack(final int segment)
+        {
+            if (m.getLongVolatile(segmentOffset(segment) + SEGMENT_SLOTS_OFFSET) != start)
+            {
+                m.compareAndSetLong(FILE_TOP_OFFSET, end, start);
+            }
+            m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, GrowthClaim.released(claim));
+        }
     }
 }

@@ -362,7 +362,7 @@ public final class SlotTable
 
     /**
      * Gives the entry back; its journal delta stays for the next owner. What an operation cut short by
-     * an Error left (a claim, a removal, the growth lock) is given back first; if that cannot be done
+     * an Error left (a claim, a removal) is given back first; if that cannot be done
      * now (the view is stale, the stack overflows again), the entry is left to
      * recovery instead: its lock goes, its token stays, so that every other writer sees a dead owner and
      * repairs the entry as it would after this process died. Freeing the entry as it is would leave its

@@ -9,8 +9,8 @@ import org.shmav.shm.SharedAvFile;
  * AV whatever its address format, see its attachers and slot states, and repair it without joining
  * it as a user. Opening goes through the same checks as {@code fi_av_open} ({@link SharedAvFile}):
  * regular file, no symbolic link, ready version word, {@link AvLayout#read} of the header page, then a
- * mapping of exactly the published length, so that an AV being grown (its file longer, or cut back
- * after a growth failed) reads as it is.
+ * mapping of exactly the published length, so that an AV being grown (its file longer than that)
+ * reads as it is.
  */
 public final class ToolAccess
 {

@@ -65,8 +65,6 @@ public final class Writer
     private boolean inCall;
     /** Operations this writer began: lets a watcher tell an operation that is still running from one that ended. */
     long operations;
-    /** The file whose growth lock this writer holds (SegmentGrowth), or null. */
-    AvFileChannel growthLock;
     /** The locks whose auth-key lock byte this writer holds (AuthKeyTable), or null. */
     Liveness authKeyLock;
 
@@ -118,7 +116,7 @@ public final class Writer
      */
     public boolean hasLeftovers()
     {
-        return needsRepair || growthLock != null || authKeyLock != null;
+        return needsRepair || authKeyLock != null;
     }
 
     /**
@@ -178,14 +176,9 @@ public final class Writer
         return operations;
     }
 
-    /** Gives back a growth or auth-key lock that an Error kept this writer from unlocking. */
+    /** Gives back an auth-key lock that an Error kept this writer from unlocking. */
     void releaseLeftLocks()
     {
-        if (growthLock != null)
-        {
-            growthLock.unlock(AvFileDescriptor.GROWTH_LOCK_OFFSET);
-            growthLock = null;
-        }
         if (authKeyLock != null)
         {
             authKeyLock.unlockAt(AvFileDescriptor.AUTH_KEY_LOCK_OFFSET);

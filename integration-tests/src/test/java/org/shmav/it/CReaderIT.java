@@ -11,9 +11,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -301,17 +303,19 @@ class CReaderIT
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
             new Corruption("layout 4.0 (an older shmav: one hash area per segment, rebuilt by stopping writers)",
-                putInt(8, 4 << 16), "layout version 4.0 is not supported: app=5.0 file=4.0 (written by an older shmav"),
+                putInt(8, 4 << 16), "layout version 4.0 is not supported: app=6.0 file=4.0 (written by an older shmav"),
             new Corruption("layout 3.0 (an older shmav: every segment doubles)", putInt(8, 3 << 16),
-                "layout version 3.0 is not supported: app=5.0 file=3.0 (written by an older shmav"),
+                "layout version 3.0 is not supported: app=6.0 file=3.0 (written by an older shmav"),
             new Corruption("layout 2.0 (an older shmav)", putInt(8, 2 << 16),
-                "layout version 2.0 is not supported: app=5.0 file=2.0 (written by an older shmav"),
+                "layout version 2.0 is not supported: app=6.0 file=2.0 (written by an older shmav"),
             new Corruption("layout 1.1 (an older shmav)", putInt(8, 1 << 16 | 1),
-                "layout version 1.1 is not supported: app=5.0 file=1.1 (written by an older shmav"),
-            new Corruption("major version 6 (a newer shmav)", putInt(8, 6 << 16),
-                "layout version 6.0 is not supported: app=5.0 file=6.0 (written by a newer shmav"),
+                "layout version 1.1 is not supported: app=6.0 file=1.1 (written by an older shmav"),
+            new Corruption("layout 5.0 (an older shmav: grows under a lock, each segment right after the last)",
+                putInt(8, 5 << 16), "layout version 5.0 is not supported: app=6.0 file=5.0 (written by an older shmav"),
+            new Corruption("major version 7 (a newer shmav)", putInt(8, 7 << 16),
+                "layout version 7.0 is not supported: app=6.0 file=7.0 (written by a newer shmav"),
             new Corruption("major version 0, minor 1", putInt(8, 1),
-                "layout version 0.1 is not supported: app=5.0 file=0.1"),
+                "layout version 0.1 is not supported: app=6.0 file=0.1"),
             new Corruption("headerLength", putInt(12, 8192), "corrupt header: headerLength=8192"),
             new Corruption("indexState with bits no writer sets", putLong(384, 1L << 60),
                 "corrupt header: indexState=" + (1L << 60)),
@@ -369,10 +373,10 @@ class CReaderIT
         assertEquals(2, missing.code, missing::toString);
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
-        // Accepted by both: a later minor version of layout 4 (AvLayout.read accepts any 4.x), and a file longer
+        // Accepted by both: a later minor version of layout 6 (AvLayout.read accepts any 6.x), and a file longer
         // than its published segments (a growth in progress, or the reservation of a grower that died).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 5 << 16 | 7);
+        minor.putInt(8, 6 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
         Files.write(dir.path().resolve("extended"), Arrays.copyOf(good, good.length + 3 * 4096));
@@ -579,6 +583,45 @@ class CReaderIT
             "maxCapacity below the count");
         assertBothRefuse("entry", image(grown, addLong(lastEntry + 8, 4096)).array(),
             "corrupt header: segment[" + (segments - 1) + "].hashOffset=", "the last segment's hash moved");
+        // Layout 6: a segment starts where its grower's range began, aligned and past the segment before.
+        assertBothRefuse("overlap", image(grown, putLong(lastEntry, header.getLong(lastEntry - 16))).array(),
+            "corrupt header: segment[" + (segments - 1) + "].slotsOffset=", "the last segment over the one before");
+        assertBothRefuse("unaligned", image(grown, addLong(lastEntry, 8)).array(),
+            "corrupt header: segment[" + (segments - 1) + "].slotsOffset=", "a segment start off a page");
+    }
+
+    /**
+     * Layout 6: a grower that was taken over leaves its range unused between two segments. Both readers
+     * follow the segment table across such a gap (made here by raising fileTop before the AV grows).
+     */
+    @Test
+    void shouldReadAnAvWhoseSegmentsHaveAGapBetweenThem() throws Exception
+    {
+        final AddrFormat format = AddrFormat.SOCKADDR_IN;
+        final Path file = dir.path().resolve("gapped");
+        try (Domain d = CReaderChurn.domain(dir.path(), format);
+             AddressVector av = d.openAv(AvAttr.builder().name("gapped").type(AvType.TABLE).count(4).maxCount(1024).build()))
+        {
+            for (long s = 1; s <= 4; s++)
+            {
+                CReaderChurn.insert(av, format, s);
+            }
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                final ByteBuffer top = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                ch.read(top, 200);
+                final long gapped = top.getLong(0) + 3 * 4096;
+                ch.write(top.clear().putLong(0, gapped), 200); // a range of 3 pages taken, never published
+            }
+            for (long s = 5; s <= 40; s++)
+            {
+                CReaderChurn.insert(av, format, s);
+            }
+            final ByteBuffer header = image(Files.readAllBytes(file));
+            assertEquals(header.getLong(64) + 3 * 4096, header.getLong(512 + 16),
+                "segment 1 starts 3 pages past the end of segment 0");
+            assertEquals(40, compareWithJava(av, "gapped"), "a reader of an AV with a gap");
+        }
     }
 
     @SafeVarargs

@@ -266,9 +266,10 @@ class ExhaustionIT
             final long published = Files.size(file);
             assertEquals(0, av.insert(FuzzRunner.inet(inserted + 1), 1, one, Fi.SYNC_ERR, err));
             assertEquals(FiErrno.ENOSPC, err[0]);
-            assertEquals(published, Files.size(file), "a failed reservation is cut back: the file is its published length");
+            assertEquals(published, Files.size(file), "a growth with no room writes nothing: the file stays as it was");
             // A batch into the full AV: the first address finds no room to grow, the others fail at once
-            // (each used to zero-fill and cut back the file again: about 15 ms an address).
+            // (each used to zero-fill and cut back the file again: about 15 ms an address; now each is
+            // refused before it writes).
             final int batch = 1_024;
             final ByteBuffer addrs = ByteBuffer.allocate(16 * batch);
             for (int i = 0; i < batch; i++)

@@ -39,7 +39,7 @@ public final class TailToggler
             while (System.nanoTime() - deadline < 0 && (rounds % 256 != 0 || !Files.exists(stop)))
             {
                 ch.write(page.clear(), reserved - page.capacity()); // the file now ends past the published length
-                ch.truncate(published);                              // the reservation failed: cut back
+                ch.truncate(published);                              // cut back, as a layout-5 grower that failed did
                 rounds++;
             }
         }

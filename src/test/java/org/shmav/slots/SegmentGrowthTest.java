@@ -1,0 +1,188 @@
+package org.shmav.slots;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.shmav.shm.AvFileDescriptor.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+import org.shmav.shm.AvLayout;
+import org.shmav.shm.Memory;
+import org.shmav.shm.SegmentFile;
+
+/**
+ * Growth under layout 6 ({@link SegmentGrowth}), with its header words set by hand as a stalled, late or
+ * hostile grower would leave them, in real files of /dev/shm. FrozenPeerIT freezes a real grower.
+ */
+class SegmentGrowthTest
+{
+    private Path dir;
+    private Domain domain;
+
+    @BeforeEach
+    void setUp() throws IOException
+    {
+        dir = Files.createTempDirectory(Path.of("/dev/shm"), "shmav-growth-");
+        domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
+    }
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        domain.close();
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** A full AV of 4 entries: its next insert grows it. */
+    private AddressVector fullAv(final String name)
+    {
+        final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(4).build());
+        assertEquals(4, av.insert(addresses(0, 4), 4, null, 0, null));
+        return av;
+    }
+
+    @Test
+    void shouldTakeOverAClaimThatMakesNoProgressAndGrowPastItsRange() throws IOException
+    {
+        try (AddressVector av = fullAv("stalled"))
+        {
+            final long top = header("stalled", FILE_TOP_OFFSET);
+            final long stalled = GrowthClaim.next(0, 1); // a grower of segment 1, frozen after taking 8 pages
+            putHeader("stalled", GROWTH_CLAIM_OFFSET, stalled);
+            putHeader("stalled", FILE_TOP_OFFSET, top + 8 * 4096);
+            assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null), "grown past the stalled claim");
+            assertEquals(2, (int)header("stalled", SEGMENT_COUNT_OFFSET));
+            assertEquals(top + 8 * 4096, header("stalled", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH),
+                "segment 1 starts past the stalled grower's range, which nobody writes");
+            assertEquals(GrowthClaim.next(stalled, 1), header("stalled", GROWTH_CLAIM_OFFSET) & 0xFFFFFFFFL,
+                "taken over with the next ticket");
+            assertEquals(5, av.count());
+            assertEquals(4, av.reverseLookup(addresses(4, 1)));
+        }
+    }
+
+    /**
+     * A grower that took its range and prepared it, then froze before its CAS of the table entry: when it
+     * wakes after another grower published the segment, its CAS fails and it writes nothing more.
+     */
+    @Test
+    void shouldLetALateGrowerPublishNothing() throws IOException
+    {
+        try (AddressVector av = fullAv("late"))
+        {
+            final Region late = ToolAccess.openForRepair(dir.resolve("late"));
+            try
+            {
+                final long top = late.memory().getLongVolatile(FILE_TOP_OFFSET);
+                final AvLayout lateLayout = late.layout().grownAt(top);
+                late.memory().setLongVolatile(FILE_TOP_OFFSET, lateLayout.fileLength()); // its range, taken
+                for (long at = top; at < lateLayout.fileLength(); )
+                {
+                    at = SegmentFile.writeZeros(late.file(), at, lateLayout.fileLength(), "test", "late");
+                }
+                final Memory lateMemory = SegmentFile.map(late.file(), lateLayout.fileLength(), "test", "late");
+
+                assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null), "another process grows the AV");
+                final long published = header("late", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH);
+                assertEquals(lateLayout.fileLength(), published, "after the late grower's range");
+
+                assertNull(SegmentGrowth.publishSegment(late, lateMemory, lateLayout, () -> true), "its CAS fails");
+                assertEquals(published, header("late", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH));
+                assertEquals(2, (int)header("late", SEGMENT_COUNT_OFFSET));
+                final ByteBuffer addr = ByteBuffer.allocate(16);
+                assertEquals(16, av.lookup(4, addr));
+                assertEquals(addresses(4, 1).getLong(0), addr.getLong(0), "the entry in the published segment intact");
+                assertEquals(addresses(4, 1).getLong(8), addr.getLong(8), "the entry in the published segment intact");
+                assertEquals(4, av.reverseLookup(addresses(4, 1)));
+            }
+            finally
+            {
+                late.detach();
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseToGrowAtAFileTopBelowTheLastSegment() throws IOException
+    {
+        try (AddressVector av = fullAv("lowtop"))
+        {
+            putHeader("lowtop", FILE_TOP_OFFSET, 4096); // inside the header: a grower there would destroy it
+            assertEquals(FiErrno.EIO, failedInsert(av));
+            assertEquals(1, (int)header("lowtop", SEGMENT_COUNT_OFFSET), "nothing published");
+            assertEquals(3, av.reverseLookup(addresses(3, 1)), "the AV intact");
+        }
+    }
+
+    @Test
+    void shouldNotPublishATableEntryOutsideTheFile() throws IOException
+    {
+        try (AddressVector av = fullAv("forged"))
+        {
+            putHeader("forged", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH, 1L << 30); // aligned, but past the file's end
+            assertEquals(FiErrno.EIO, failedInsert(av));
+            assertEquals(1, (int)header("forged", SEGMENT_COUNT_OFFSET), "nothing published");
+        }
+    }
+
+    /** The errno of an insert of a new address into the full AV {@code av}, which must fail. */
+    private static int failedInsert(final AddressVector av)
+    {
+        final int[] err = new int[1];
+        assertEquals(0, av.insert(addresses(4, 1), 1, new long[1], Fi.SYNC_ERR, err));
+        return err[0];
+    }
+
+    /** {@code n} IPv4 sockaddrs, numbered from {@code first}. */
+    private static ByteBuffer addresses(final int first, final int n)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(16 * n);
+        for (int i = 0; i < n; i++)
+        {
+            b.order(ByteOrder.nativeOrder()).putShort(16 * i, (short)2);
+            b.order(ByteOrder.BIG_ENDIAN).putShort(16 * i + 2, (short)7000).putInt(16 * i + 4, 0x0A000000 + first + i);
+        }
+        return b;
+    }
+
+    private long header(final String name, final int offset) throws IOException
+    {
+        try (FileChannel ch = FileChannel.open(dir.resolve(name), StandardOpenOption.READ))
+        {
+            final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            ch.read(b, offset);
+            return offset == SEGMENT_COUNT_OFFSET ? b.getInt(0) : b.getLong(0);
+        }
+    }
+
+    private void putHeader(final String name, final int offset, final long value) throws IOException
+    {
+        try (FileChannel ch = FileChannel.open(dir.resolve(name), StandardOpenOption.WRITE))
+        {
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value), offset);
+        }
+    }
+}
