@@ -265,7 +265,7 @@ final class AvInserter
                 if (e.errno() == FiErrno.ENOSPC)
                 {
                     // The maximum, or a full file system: the call's other new addresses fail at once
-                    // instead of each zero-filling and cutting back the file again (a later call tries).
+                    // instead of each trying to grow it again (a later call tries).
                     r.writer().noRoomThisCall();
                 }
                 return -e.errno(); // a per-address failure, as a full AV's FI_ENOSPC is

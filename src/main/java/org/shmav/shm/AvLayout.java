@@ -278,10 +278,16 @@ public final class AvLayout
         writeSegmentEntry(m, 0);
     }
 
-    /** Writes segment {@code k}'s entry of the segment table (before a grower publishes it). */
+    /** Writes segment {@code k}'s entry of the segment table (the creator's segment 0). */
     public void writeSegmentEntry(final Memory m, final int k)
     {
         m.putLong(segmentOffset(k) + SEGMENT_SLOTS_OFFSET, segmentSlots[k]);
+        writeSegmentHash(m, k);
+    }
+
+    /** Stores segment {@code k}'s hashOffset, derived from its slotsOffset: the same value whoever stores it. */
+    public void writeSegmentHash(final Memory m, final int k)
+    {
         m.putLong(segmentOffset(k) + SEGMENT_HASH_OFFSET, segmentHashes[k]);
     }
 

@@ -19,23 +19,25 @@ import org.shmav.shm.SharedAvFile;
  * doubling would pass it (shm-layout.md, GROWTH). Nobody holds a lock; for segment n:
  *
  * <pre>
- *   1 claim     CAS growthClaim to a new ticket for n ({@link GrowthClaim}); a claim for n that makes
+ *   1 look      segmentCount past n: another process grew; follow
+ *   2 finish    segment n's table entry set: another grower's range won; finish its publication (step 7)
+ *   3 claim     CAS growthClaim to a new ticket for n ({@link GrowthClaim}); a claim for n that makes
  *               progress is waited for, one that stalls for 200 ms is taken over
- *   2 range     CAS fileTop from t to t + the segment's length: [t, end) is this claim's alone, for good
- *   3 reserve   FI_ENOSPC if the file system has no room for it; else write zeros over it (tmpfs
+ *   4 range     CAS fileTop from t to t + the segment's length: [t, end) is this claim's alone, for good
+ *   5 reserve   FI_ENOSPC if the file system has no room for it; else write zeros over it (tmpfs
  *               allocates every page now), raising the claim's progress after every step; a failed
  *               raise means taken over; a write that fails gives the range and the claim back
- *   4 prepare   map the file to end; map_addr of the new slots all ones; free-group marks
- *   5 publish   CAS segment n's slotsOffset from 0 to t (one range wins), store its hashOffset,
+ *   6 prepare   map the file to end; map_addr of the new slots all ones; free-group marks
+ *   7 publish   CAS segment n's slotsOffset from 0 to t (one range wins), store its hashOffset,
  *               CAS segmentCount from n to n + 1; any writer that finds the entry set does these two
- *   6 move      the index into segment n's area 0 ({@link IndexMigration#moveInto}), other writers going on
+ *   8 move      the index into segment n's area 0 ({@link IndexMigration#moveInto}), other writers going on
  * </pre>
  *
  * Crash and freeze safety: a grower writes only into its own range until its step-5 CAS, and that CAS
  * succeeds only while the entry is 0, so a grower that freezes anywhere and wakes after another
  * published the segment harms nothing: it fails a CAS, gives its range back if it is still the last
  * one, and follows. A dead or frozen grower's range stays in the file, unused (at most one segment per
- * takeover). Until step 6 ends the index stays in the old segment's area, which holds the new slots'
+ * takeover). Until step 8 ends the index stays in the old segment's area, which holds the new slots'
  * entries too (a 26-bit slot field fits any slot): a grower that dies or freezes there leaves it to the
  * writers, whose crowding check, or full area, moves it (the target of a migration is always the last
  * segment's area once the active one is older).
@@ -74,7 +76,7 @@ final class SegmentGrowth
             final long start = m.getLongVolatile(segmentOffset(n) + SEGMENT_SLOTS_OFFSET);
             if (start != 0)
             {
-                publish(view, start, call, name); // prepared by another: finish its publication
+                publish(view, start, call, name); // step 2: prepared by another, finish its publication
                 continue;
             }
             final long claim = m.getLongVolatile(GROWTH_CLAIM_OFFSET);
@@ -92,7 +94,7 @@ final class SegmentGrowth
                     final Region grown = build(view, mine, call, name);
                     if (grown != null)
                     {
-                        grown.table().moveIndexInto(w, n); // step 6: nobody waits for it
+                        grown.table().moveIndexInto(w, n); // step 8: nobody waits for it
                         return grown;
                     }
                 }
@@ -118,31 +120,34 @@ final class SegmentGrowth
     }
 
     /**
-     * Steps 2 to 5 under claim {@code mine}: the view with the new segment, or null when the claim was
+     * Steps 4 to 7 under claim {@code mine}: the view with the new segment, or null when the claim was
      * taken over or another range was published first (the caller looks again).
      */
     private static Region build(final Region view, final long mine, final String call, final String name)
     {
         final Memory m = view.memory();
         final AvLayout layout = view.layout();
-        final long top = m.getLongVolatile(FILE_TOP_OFFSET);
-        if (top < layout.fileLength() || top > MAX_FILE_LENGTH || top != align(top, SECTION_ALIGNMENT))
+        long top;
+        AvLayout bigger;
+        do
         {
-            throw new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its fileTop " + top +
-                " is not past its last segment (" + layout.fileLength() + "): remove it with 'shmav rm' and create it again");
+            top = m.getLongVolatile(FILE_TOP_OFFSET);
+            if (top < layout.fileLength() || top > MAX_FILE_LENGTH || top != align(top, SECTION_ALIGNMENT))
+            {
+                m.compareAndSetLong(GROWTH_CLAIM_OFFSET, mine, GrowthClaim.released(mine));
+                throw new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its fileTop " + top +
+                    " is not past its last segment (" + layout.fileLength() + "): remove it with 'shmav rm' and create it again");
+            }
+            bigger = layout.grownAt(top);
+            if (bigger.fileLength() > MAX_FILE_LENGTH)
+            {
+                m.compareAndSetLong(GROWTH_CLAIM_OFFSET, mine, GrowthClaim.released(mine));
+                throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+                    layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
+                    "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
+            }
         }
-        final AvLayout bigger = layout.grownAt(top);
-        if (bigger.fileLength() > MAX_FILE_LENGTH)
-        {
-            m.compareAndSetLong(GROWTH_CLAIM_OFFSET, mine, GrowthClaim.released(mine));
-            throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
-                layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
-                "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
-        }
-        if (!m.compareAndSetLong(FILE_TOP_OFFSET, top, bigger.fileLength()))
-        {
-            return null; // another claim took a range meanwhile (it was taken over): look again
-        }
+        while (!m.compareAndSetLong(FILE_TOP_OFFSET, top, bigger.fileLength())); // lost: a grower taken over took one
         final int n = layout.segments();
         final Range range = new Range(m, mine, top, bigger.fileLength());
         try
@@ -173,9 +178,9 @@ final class SegmentGrowth
     }
 
     /**
-     * Steps 4 and 5 over {@code m}, a mapping that holds the reserved last segment of {@code bigger}
+     * Steps 6 and 7 over {@code m}, a mapping that holds the reserved last segment of {@code bigger}
      * (zeros), checking {@code stillMine} between steps: the view that has it, or null when a step found
-     * the claim lost or another range published first. The index is not moved yet (step 6).
+     * the claim lost or another range published first. The index is not moved yet (step 8).
      * Package-private for jcstress, which runs it in process memory against writers of older views.
      */
     static Region publishSegment(final Region view, final Memory m, final AvLayout bigger,
@@ -195,13 +200,13 @@ final class SegmentGrowth
         {
             return null;
         }
-        bigger.writeSegmentEntry(m, k);
+        bigger.writeSegmentHash(m, k);
         m.compareAndSetInt(SEGMENT_COUNT_OFFSET, k, k + 1);
         return view.next(new SharedAvFile.Mapped(m, bigger, view.file()));
     }
 
     /**
-     * Step 5 for a segment another writer prepared at {@code start}: its hashOffset, then segmentCount.
+     * Step 2: step 7 for a segment another writer prepared at {@code start}: its hashOffset, then segmentCount.
      * The entry is checked first, since a damaged file could hold anything there.
      */
     private static void publish(final Region view, final long start, final String call, final String name)
@@ -221,7 +226,7 @@ final class SegmentGrowth
             throw damaged(name, call, start);
         }
         final Memory m = view.memory();
-        bigger.writeSegmentEntry(m, layout.segments()); // the same value whoever writes it
+        bigger.writeSegmentHash(m, layout.segments()); // the same value whoever writes it
         m.compareAndSetInt(SEGMENT_COUNT_OFFSET, layout.segments(), layout.segments() + 1);
     }
 
