@@ -133,9 +133,12 @@ class SpreadClaimsTest
             }
             // The second writer's run starts at a random place, so the runs leave a gap below the highest slot
             // taken (unless that place happened to be right after the first run's end).
-            assertEquals(lowestUnused(a, b), insert(lowest, addrs[400]), "the lowest unused index, not one above the runs");
-            lowest.remove(new long[] {a[5]}, 1, 0);
-            assertEquals(a[5], insert(lowest, addrs[401]), "a removed index is reused first");
+            final long unused = lowestUnused(a, b);
+            assertEquals(unused, insert(lowest, addrs[400]), "the lowest unused index, not one above the runs");
+            // Every index below it is taken (a[0] is 0): the one just below, freed, is the lowest FREE one.
+            // (Not a fixed a[i]: a run that met the other writer's jumped, rarely, to a random place.)
+            lowest.remove(new long[] {unused - 1}, 1, 0);
+            assertEquals(unused - 1, insert(lowest, addrs[401]), "a removed index is reused first");
         }
     }
 
