@@ -13,6 +13,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.charset.StandardCharsets;
@@ -285,15 +286,30 @@ public final class SharedAvFile
         }
     }
 
+    /** The file's own attributes (a link's, not its target's), or null when it does not exist or cannot be read. */
+    private static BasicFileAttributes attributesOrNull(final Path file)
+    {
+        try
+        {
+            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        }
+        catch (final IOException e)
+        {
+            return null; // gone, or not ours to stat: the open says which
+        }
+    }
+
     /** Opens (or joins this JVM's open file of) {@code file} after checking it is a regular file, not a link. */
     public static AvFileChannel openChannel(final Path file, final String name, final boolean write, final String call)
     {
-        if (Files.isSymbolicLink(file))
+        // Checked before opening, in one look (a file removed meanwhile is no other kind of file): opening
+        // a FIFO blocks until a writer comes, possibly forever. A file that does not exist fails the open.
+        final BasicFileAttributes kind = attributesOrNull(file);
+        if (kind != null && kind.isSymbolicLink())
         {
             throw invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
         }
-        // Checked before opening: opening a FIFO blocks until a writer comes, possibly forever.
-        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS))
+        if (kind != null && !kind.isRegularFile())
         {
             throw invalid(call, "'" + file + "' is not a regular file");
         }
@@ -340,7 +356,19 @@ public final class SharedAvFile
         {
             return false;
         }
-        final AvFileChannel ch = openChannel(file, name, false, "fi_av_unlink");
+        final AvFileChannel ch;
+        try
+        {
+            ch = openChannel(file, name, false, "fi_av_unlink");
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() == FiErrno.ENOENT)
+            {
+                return false; // removed since the check by another process (a job's cleanup, shmav rm): gone either way
+            }
+            throw e;
+        }
         try
         {
             // The header decides whether it is a shmav AV; a file cut short of its segments still is one
