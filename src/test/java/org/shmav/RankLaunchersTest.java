@@ -125,6 +125,21 @@ class RankLaunchersTest
         assertFalse(Files.exists(JobFile.path(dir, "slurm-1.0")));
     }
 
+    /**
+     * The job's cleanup process (JobReaper) gives the last rank 200 ms after the job file's locks are
+     * free to remove the AV itself, then removes it: a rank slower than that (a loaded node) finds it
+     * gone, which is no failure of its close.
+     */
+    @Test
+    void shouldCloseTheLastRankWhoseAvTheReaperRemovedFirst() throws Exception
+    {
+        final Rank r0 = open(0, 1);
+        r0.publish(new InetSocketAddress("127.0.0.1", 7000));
+        Files.delete(dir.resolve("slurm-1.0")); // as the reaper does once it has waited for the last rank
+        r0.close();
+        assertFalse(Files.exists(JobFile.path(dir, "slurm-1.0")), "the job file is removed all the same");
+    }
+
     @Test
     void shouldRefuseAStaleAvAndTimeOutWaitingForLocalRankZero()
     {
