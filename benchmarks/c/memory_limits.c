@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define STATE_VALID 2u
 #define STATE_MASK 0xFu
 #define ADDR_BYTES 16
@@ -50,25 +52,6 @@
 #define KEEP(p) __asm__ __volatile__("" : : "r"(p) : "memory")
 
 static volatile uint64_t sink;
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
-}
 
 /* A file of `bytes` in /dev/shm, mapped MAP_SHARED read-write and already unlinked. */
 static unsigned char *map_shm(size_t bytes)
