@@ -128,7 +128,11 @@ public final class SegmentFile
     /** Bytes of zeros one {@link #writeZeros} call writes at most: a grower's step between two progress marks. */
     public static final int ZEROS_STEP = 1 << 20;
 
-    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(ZEROS_STEP).asReadOnlyBuffer();
+    /** Allocated by the first growth of this JVM, not by every reader that loads this class. */
+    private static final class Zeros
+    {
+        static final ByteBuffer BUFFER = ByteBuffer.allocateDirect(ZEROS_STEP).asReadOnlyBuffer();
+    }
 
     /**
      * Writes zeros from {@code at} towards {@code to}, at most {@link #ZEROS_STEP} bytes, so that tmpfs
@@ -143,7 +147,7 @@ public final class SegmentFile
         final FileChannel ch = file.channelFor(true);
         try
         {
-            final ByteBuffer zeros = ZEROS.duplicate();
+            final ByteBuffer zeros = Zeros.BUFFER.duplicate();
             zeros.limit((int)Math.min(ZEROS_STEP, to - at));
             return at + ch.write(zeros, at);
         }

@@ -3,7 +3,6 @@ package org.shmav.slots;
 import static org.shmav.shm.AttacherDescriptor.*;
 
 import org.shmav.shm.AttacherDescriptor;
-import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;
