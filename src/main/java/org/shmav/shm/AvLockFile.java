@@ -17,7 +17,7 @@ import org.shmav.FiErrno;
 
 /**
  * The lock file of a named AV, {@code .shmav-lock.<name>} beside it: where writers hold every record
- * lock they share (attacher liveness, auth-key inserts, growth), at the same offsets the layout gives
+ * lock they share (attacher liveness, auth-key inserts), at the same offsets the layout gives
  * those bytes. Nothing is ever written into it; it stays empty.
  *
  * <p>Why a file of its own: a record lock is open to anyone who can open the file, and a shared lock
