@@ -4,26 +4,30 @@ package org.shmav.slots;
  * The header's {@code growthClaim} word (layout 6): who is growing the AV, and whether it is getting on.
  *
  * <pre>
- *   bits 63..32  progress: raised by the owner after every step of its growth (a chunk of zeros written,
+ *   bits 63..40  progress: raised by the owner after every step of its growth (a chunk of zeros written,
  *                a stretch of map_addr entries prepared); wraps
- *   bits 31..8   ticket: raised by every new claim, so that a taken-over owner's next CAS fails
- *   bits  7..0   segment: the segment the claim is for; 0 for none (the claim was given back)
+ *   bits 39..22  ticket: raised by every new claim, so that a taken-over owner's next CAS fails
+ *   bits 21..6   owner: the attacher entry of the writer that made the claim
+ *   bits  5..0   segment: the segment the claim is for; 0 for none (the claim was given back)
  * </pre>
  *
  * A claim for a segment that is already published is over. A writer that needs segment n while
  * another's claim for n stands waits while the word changes, and takes the claim over once it has not
- * changed for {@link #STALL_NANOS}: its owner is frozen, dead, or hit an Error. Taking over is safe
- * because each claim writes only into its own range of the file (shm-layout.md, GROWTH).
+ * changed for {@link #STALL_NANOS} (its owner is frozen or stuck), or at once when the owner's attacher
+ * lock is provably free (it died). Taking over is safe because each claim writes only into its own
+ * range of the file (shm-layout.md, GROWTH).
  */
 final class GrowthClaim
 {
     /** How long a claim may stand without progress before another writer takes it over. */
     static final long STALL_NANOS = 200_000_000L;
 
-    private static final long SEGMENT_MASK = 0xFFL;
-    private static final long TICKET_MASK = 0xFFFFFFL;
-    private static final int TICKET_SHIFT = 8;
-    private static final long PROGRESS_UNIT = 1L << 32;
+    private static final long SEGMENT_MASK = 0x3FL;
+    private static final int OWNER_SHIFT = 6;
+    private static final long OWNER_MASK = 0xFFFFL;
+    private static final int TICKET_SHIFT = 22;
+    private static final long TICKET_MASK = 0x3FFFFL;
+    private static final long PROGRESS_UNIT = 1L << 40;
 
     private GrowthClaim()
     {
@@ -35,11 +39,23 @@ final class GrowthClaim
         return (int)(claim & SEGMENT_MASK);
     }
 
-    /** A new claim for segment {@code segment} that replaces {@code claim}: the next ticket, no progress. */
-    static long next(final long claim, final int segment)
+    /** The attacher entry of the writer that made claim {@code claim}. */
+    static int owner(final long claim)
+    {
+        return (int)((claim >>> OWNER_SHIFT) & OWNER_MASK);
+    }
+
+    /** The ticket of claim {@code claim}. */
+    static long ticket(final long claim)
+    {
+        return (claim >>> TICKET_SHIFT) & TICKET_MASK;
+    }
+
+    /** A new claim of writer {@code owner} for segment {@code segment} that replaces {@code claim}: the next ticket, no progress. */
+    static long next(final long claim, final int segment, final int owner)
     {
         final long ticket = ((claim >>> TICKET_SHIFT) + 1) & TICKET_MASK;
-        return ticket << TICKET_SHIFT | segment;
+        return ticket << TICKET_SHIFT | (owner & OWNER_MASK) << OWNER_SHIFT | segment;
     }
 
     /** {@code claim} one step further. */
@@ -48,7 +64,7 @@ final class GrowthClaim
         return claim + PROGRESS_UNIT;
     }
 
-    /** {@code claim} given back: same ticket, no segment, so that the next grower claims at once. */
+    /** {@code claim} given back: same ticket, no segment, owner or progress, so that the next grower claims at once. */
     static long released(final long claim)
     {
         return claim & (TICKET_MASK << TICKET_SHIFT);

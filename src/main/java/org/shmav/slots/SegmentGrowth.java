@@ -22,7 +22,8 @@ import org.shmav.shm.SharedAvFile;
  *   1 look      segmentCount past n: another process grew; follow
  *   2 finish    segment n's table entry set: another grower's range won; finish its publication (step 7)
  *   3 claim     CAS growthClaim to a new ticket for n ({@link GrowthClaim}); a claim for n that makes
- *               progress is waited for, one that stalls for 200 ms is taken over
+ *               progress is waited for, one that stalls for 200 ms is taken over, one whose owner
+ *               died (its attacher lock free) at once
  *   4 range     CAS fileTop from t to t + the segment's length: [t, end) is this claim's alone, for good
  *   5 reserve   FI_ENOSPC if the file system has no room for it; else write zeros over it (tmpfs
  *               allocates every page now), raising the claim's progress after every step; a failed
@@ -44,6 +45,11 @@ import org.shmav.shm.SharedAvFile;
  */
 final class SegmentGrowth
 {
+    /**
+     * How long a claim stands still before its owner's attacher lock is probed (a system call): a
+     * dead owner's claim is then taken over at once, not after {@link GrowthClaim#STALL_NANOS}.
+     */
+    private static final long OWNER_CHECK_NANOS = 1_000_000L;
     /** map_addr entries prepared between two progress marks. */
     private static final int PREPARE_STEP = 1 << 16;
 
@@ -86,9 +92,10 @@ final class SegmentGrowth
                 seen = claim;
                 seenAt = time;
             }
-            if (GrowthClaim.segment(claim) != n || time - seenAt > GrowthClaim.STALL_NANOS)
+            if (GrowthClaim.segment(claim) != n || time - seenAt > GrowthClaim.STALL_NANOS ||
+                (time - seenAt > OWNER_CHECK_NANOS && !view.liveness().isHeld(GrowthClaim.owner(claim))))
             {
-                final long mine = GrowthClaim.next(claim, n);
+                final long mine = GrowthClaim.next(claim, n, w.index());
                 if (m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, mine))
                 {
                     final Region grown = build(view, mine, call, name);

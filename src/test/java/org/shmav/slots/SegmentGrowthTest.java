@@ -64,23 +64,49 @@ class SegmentGrowthTest
         return av;
     }
 
+    /** A live owner (an attacher entry this JVM holds) whose claim stands still: taken over after 200 ms. */
     @Test
     void shouldTakeOverAClaimThatMakesNoProgressAndGrowPastItsRange() throws IOException
     {
         try (AddressVector av = fullAv("stalled"))
         {
-            final long top = header("stalled", FILE_TOP_OFFSET);
-            final long stalled = GrowthClaim.next(0, 1); // a grower of segment 1, frozen after taking 8 pages
-            putHeader("stalled", GROWTH_CLAIM_OFFSET, stalled);
-            putHeader("stalled", FILE_TOP_OFFSET, top + 8 * 4096);
-            assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null), "grown past the stalled claim");
-            assertEquals(2, (int)header("stalled", SEGMENT_COUNT_OFFSET));
-            assertEquals(top + 8 * 4096, header("stalled", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH),
-                "segment 1 starts past the stalled grower's range, which nobody writes");
-            assertEquals(GrowthClaim.next(stalled, 1), header("stalled", GROWTH_CLAIM_OFFSET) & 0xFFFFFFFFL,
-                "taken over with the next ticket");
-            assertEquals(5, av.count());
-            assertEquals(4, av.reverseLookup(addresses(4, 1)));
+            final Region frozen = ToolAccess.openForRepair(dir.resolve("stalled")); // holds its attacher lock
+            try
+            {
+                final long top = header("stalled", FILE_TOP_OFFSET);
+                final long stalled = GrowthClaim.next(0, 1, frozen.writer().index()); // frozen after taking 8 pages
+                putHeader("stalled", GROWTH_CLAIM_OFFSET, stalled);
+                putHeader("stalled", FILE_TOP_OFFSET, top + 8 * 4096);
+                final long start = System.nanoTime();
+                assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null), "grown past the stalled claim");
+                assertTrue(System.nanoTime() - start >= GrowthClaim.STALL_NANOS, "a live owner's claim is given 200 ms");
+                assertEquals(2, (int)header("stalled", SEGMENT_COUNT_OFFSET));
+                assertEquals(top + 8 * 4096, header("stalled", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH),
+                    "segment 1 starts past the stalled grower's range, which nobody writes");
+                assertEquals(GrowthClaim.ticket(stalled) + 1, GrowthClaim.ticket(header("stalled", GROWTH_CLAIM_OFFSET)),
+                    "taken over with the next ticket");
+                assertEquals(5, av.count());
+                assertEquals(4, av.reverseLookup(addresses(4, 1)));
+            }
+            finally
+            {
+                frozen.detach();
+            }
+        }
+    }
+
+    /** A claim whose owner's attacher lock is free (the owner died) is taken over without the 200 ms wait. */
+    @Test
+    void shouldTakeOverADeadOwnersClaimAtOnce() throws IOException
+    {
+        try (AddressVector av = fullAv("dead"))
+        {
+            putHeader("dead", GROWTH_CLAIM_OFFSET, GrowthClaim.next(0, 1, 1000)); // entry 1000: nobody holds its lock
+            final long start = System.nanoTime();
+            assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null));
+            final long nanos = System.nanoTime() - start;
+            assertTrue(nanos < GrowthClaim.STALL_NANOS, "a dead owner's claim waited " + nanos / 1_000_000 + " ms");
+            assertEquals(2, (int)header("dead", SEGMENT_COUNT_OFFSET));
         }
     }
 

@@ -122,7 +122,7 @@ class FrozenPeerIT
     private static boolean growing(final Region view)
     {
         final long claim = view.memory().getLongVolatile(AvFileDescriptor.GROWTH_CLAIM_OFFSET);
-        return (claim & 0xFF) == segments(view);
+        return (claim & 0x3F) == segments(view); // the claim's segment field (GrowthClaim)
     }
 
     private static int segments(final Region view)
