@@ -9,11 +9,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
+import org.shmav.AvTestSupport;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
@@ -40,20 +38,17 @@ class SegmentGrowthTest
     private Domain domain;
 
     @BeforeEach
-    void setUp() throws IOException
+    void setUp()
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "shmav-growth-");
+        dir = AvTestSupport.newShmDirectory("shmav-growth-");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
     }
 
     @AfterEach
-    void tearDown() throws IOException
+    void tearDown()
     {
         domain.close();
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        AvTestSupport.deleteRecursively(dir);
     }
 
     /** A full AV of 4 entries: its next insert grows it. */
