@@ -14,6 +14,7 @@ import org.shmav.Addresses;
 import org.shmav.AvType;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.GrowthClaim;
 import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.slots.Region;
@@ -110,9 +111,9 @@ final class AvHexDump
         f.add(new Field(MAX_CAPACITY_OFFSET, 8, "maxCapacity " + m.getLong(MAX_CAPACITY_OFFSET)));
         block("header", f);
         final long claim = m.getLong(GROWTH_CLAIM_OFFSET);
-        block(null, List.of(new Field(GROWTH_CLAIM_OFFSET, 8, "growthClaim: " + ((claim & 0x3F) == 0 ? "none"
-                : "segment " + (claim & 0x3F) + " by attacher " + ((claim >>> 6) & 0xFFFF)) + ", ticket " +
-                ((claim >>> 22) & 0x3FFFF) + ", progress " + (claim >>> 40)),
+        block(null, List.of(new Field(GROWTH_CLAIM_OFFSET, 8, "growthClaim: " + (GrowthClaim.segment(claim) == 0
+                ? "none" : "segment " + GrowthClaim.segment(claim) + " by attacher " + GrowthClaim.owner(claim)) +
+                ", ticket " + GrowthClaim.ticket(claim) + ", progress " + GrowthClaim.progress(claim)),
             new Field(FILE_TOP_OFFSET, 8, "fileTop " + m.getLong(FILE_TOP_OFFSET) + " (end of the ranges growers took)")));
         final long hint = m.getLong(FREE_HINT_OFFSET);
         block(null, List.of(new Field(FREE_HINT_OFFSET, 8, "freeHint: epoch " + (hint >>> 32) + ", lowest free >= " +

@@ -149,7 +149,7 @@ public final class AvFileDescriptor
     /** u64, layout 4: device of the AV's lock file (as {@code stat} gives it). */
     public static final int LOCK_FILE_DEVICE_OFFSET = 160;
     /**
-     * u64, layout 6: the growth claim ({@code org.shmav.slots.GrowthClaim}): the segment being grown (bits
+     * u64, layout 6: the growth claim ({@link GrowthClaim}): the segment being grown (bits
      * 0-7, 0 for none), the claim's ticket (bits 8-31) and its owner's progress (bits 32-63). Changed
      * only by CAS; a claim for a segment already published is over.
      */

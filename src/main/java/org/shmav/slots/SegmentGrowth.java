@@ -10,6 +10,7 @@ import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.GrowthClaim;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SegmentFile;
 import org.shmav.shm.SharedAvFile;
@@ -78,7 +79,7 @@ final class SegmentGrowth
             {
                 return now; // another process grew it
             }
-            checkRoom(view.layout(), call, name);
+            checkCanGrow(view.layout(), call, name);
             final long start = m.getLongVolatile(segmentOffset(n) + SEGMENT_SLOTS_OFFSET);
             if (start != 0)
             {
@@ -116,7 +117,8 @@ final class SegmentGrowth
         }
     }
 
-    private static void checkRoom(final AvLayout layout, final String call, final String name)
+    /** FI_ENOSPC at the AV's maxCount (SegmentFile.checkRoom asks the file system). */
+    private static void checkCanGrow(final AvLayout layout, final String call, final String name)
     {
         if (!layout.canGrow())
         {
@@ -141,14 +143,14 @@ final class SegmentGrowth
             top = m.getLongVolatile(FILE_TOP_OFFSET);
             if (top < layout.fileLength() || top > MAX_FILE_LENGTH || top != align(top, SECTION_ALIGNMENT))
             {
-                m.compareAndSetLong(GROWTH_CLAIM_OFFSET, mine, GrowthClaim.released(mine));
+                release(m, mine);
                 throw new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its fileTop " + top +
                     " is not past its last segment (" + layout.fileLength() + "): remove it with 'shmav rm' and create it again");
             }
             bigger = layout.grownAt(top);
             if (bigger.fileLength() > MAX_FILE_LENGTH)
             {
-                m.compareAndSetLong(GROWTH_CLAIM_OFFSET, mine, GrowthClaim.released(mine));
+                release(m, mine);
                 throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
                     layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
                     "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
@@ -207,8 +209,7 @@ final class SegmentGrowth
         {
             return null;
         }
-        bigger.writeSegmentHash(m, k);
-        m.compareAndSetInt(SEGMENT_COUNT_OFFSET, k, k + 1);
+        finishPublication(m, bigger);
         return view.next(new SharedAvFile.Mapped(m, bigger, view.file()));
     }
 
@@ -232,9 +233,25 @@ final class SegmentGrowth
         {
             throw damaged(name, call, start);
         }
-        final Memory m = view.memory();
-        bigger.writeSegmentHash(m, layout.segments()); // the same value whoever writes it
-        m.compareAndSetInt(SEGMENT_COUNT_OFFSET, layout.segments(), layout.segments() + 1);
+        finishPublication(view.memory(), bigger);
+    }
+
+    /**
+     * The end of step 7, by the winner or any writer at step 2: the hashOffset of the last segment of
+     * {@code bigger} (derived from its slotsOffset: the same value whoever stores it), then segmentCount
+     * raised to it (a failed CAS: another writer did it).
+     */
+    private static void finishPublication(final Memory m, final AvLayout bigger)
+    {
+        final int k = bigger.segments() - 1;
+        bigger.writeSegmentHash(m, k);
+        m.compareAndSetInt(SEGMENT_COUNT_OFFSET, k, k + 1);
+    }
+
+    /** Gives claim {@code claim} back if it is still the word: the next grower then claims without waiting. */
+    private static void release(final Memory m, final long claim)
+    {
+        m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, GrowthClaim.released(claim));
     }
 
     private static long sizeOf(final AvFileChannel file, final String call, final String name)
@@ -294,7 +311,7 @@ final class SegmentGrowth
             {
                 m.compareAndSetLong(FILE_TOP_OFFSET, end, start);
             }
-            m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, GrowthClaim.released(claim));
+            release(m, claim);
         }
     }
 }

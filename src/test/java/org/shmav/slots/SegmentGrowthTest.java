@@ -25,6 +25,7 @@ import org.shmav.DomainAttr;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.GrowthClaim;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SegmentFile;
 

@@ -19,6 +19,7 @@ import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.GrowthClaim;
 import org.shmav.shm.IndexWord;
 import org.shmav.slots.Region;
 import org.shmav.slots.ToolAccess;
@@ -122,7 +123,7 @@ class FrozenPeerIT
     private static boolean growing(final Region view)
     {
         final long claim = view.memory().getLongVolatile(AvFileDescriptor.GROWTH_CLAIM_OFFSET);
-        return (claim & 0x3F) == segments(view); // the claim's segment field (GrowthClaim)
+        return GrowthClaim.segment(claim) == segments(view);
     }
 
     private static int segments(final Region view)

@@ -1,4 +1,4 @@
-package org.shmav.slots;
+package org.shmav.shm;
 
 /**
  * The header's {@code growthClaim} word (layout 6): who is growing the AV, and whether it is getting on.
@@ -15,12 +15,12 @@ package org.shmav.slots;
  * another's claim for n stands waits while the word changes, and takes the claim over once it has not
  * changed for {@link #STALL_NANOS} (its owner is frozen or stuck), or at once when the owner's attacher
  * lock is provably free (it died). Taking over is safe because each claim writes only into its own
- * range of the file (shm-layout.md, GROWTH).
+ * range of the file (shm-layout.md, GROWTH; org.shmav.slots.SegmentGrowth).
  */
-final class GrowthClaim
+public final class GrowthClaim
 {
     /** How long a claim may stand without progress before another writer takes it over. */
-    static final long STALL_NANOS = 200_000_000L;
+    public static final long STALL_NANOS = 200_000_000L;
 
     private static final long SEGMENT_MASK = 0x3FL;
     private static final int OWNER_SHIFT = 6;
@@ -34,38 +34,44 @@ final class GrowthClaim
     }
 
     /** The segment claim {@code claim} is for; 0 for none. */
-    static int segment(final long claim)
+    public static int segment(final long claim)
     {
         return (int)(claim & SEGMENT_MASK);
     }
 
     /** The attacher entry of the writer that made claim {@code claim}. */
-    static int owner(final long claim)
+    public static int owner(final long claim)
     {
         return (int)((claim >>> OWNER_SHIFT) & OWNER_MASK);
     }
 
+    /** The progress count of claim {@code claim} (wraps). */
+    public static long progress(final long claim)
+    {
+        return claim >>> 40;
+    }
+
     /** The ticket of claim {@code claim}. */
-    static long ticket(final long claim)
+    public static long ticket(final long claim)
     {
         return (claim >>> TICKET_SHIFT) & TICKET_MASK;
     }
 
     /** A new claim of writer {@code owner} for segment {@code segment} that replaces {@code claim}: the next ticket, no progress. */
-    static long next(final long claim, final int segment, final int owner)
+    public static long next(final long claim, final int segment, final int owner)
     {
         final long ticket = ((claim >>> TICKET_SHIFT) + 1) & TICKET_MASK;
         return ticket << TICKET_SHIFT | (owner & OWNER_MASK) << OWNER_SHIFT | segment;
     }
 
     /** {@code claim} one step further. */
-    static long advanced(final long claim)
+    public static long advanced(final long claim)
     {
         return claim + PROGRESS_UNIT;
     }
 
     /** {@code claim} given back: same ticket, no segment, owner or progress, so that the next grower claims at once. */
-    static long released(final long claim)
+    public static long released(final long claim)
     {
         return claim & (TICKET_MASK << TICKET_SHIFT);
     }
