@@ -35,9 +35,10 @@ final class Fixture
     Fixture(final long capacity, final int authKeySize, final int authKeys)
     {
         final AvLayout layout = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, capacity, 4, authKeySize, authKeys);
-        // Region.allocatePrivate, but on the heap: jcstress keeps thousands of states alive, more than the
-        // direct-memory limit allows. CAS through the VarHandle works the same on aligned heap buffers.
-        final Memory m = new Memory(ByteBuffer.allocate((int)layout.fileLength()));
+        // Direct memory, as a private AV's and a mapping are, so that Memory takes the path production
+        // takes (by address on Java 17-22). jcstress keeps thousands of states alive: scripts/jcstress
+        // raises the forked JVMs' direct-memory limit.
+        final Memory m = new Memory(ByteBuffer.allocateDirect((int)layout.fileLength()));
         Region.initialize(m, layout, 1L << 32, 0, 0);
         region = new Region(m, layout, true);
         table = region.table();

@@ -36,7 +36,7 @@ public class GrowPublishRaceTest
     final AvLayout small = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, 2, 4, 0, 0).growingTo(64);
     final AvLayout rangeA = small.grownAt(small.fileLength());
     final AvLayout rangeB = small.grownAt(rangeA.fileLength());
-    final Memory memory = new Memory(ByteBuffer.allocate((int)rangeB.fileLength()));
+    final Memory memory = new Memory(ByteBuffer.allocateDirect((int)rangeB.fileLength())); // as a mapping: by address
     final Region growerA;
     final Region growerB;
 

@@ -23,9 +23,9 @@ import java.nio.ByteOrder;
  * position and limit. A file truncated under the reader faults as a ByteBuffer read does: an
  * {@code InternalError}, which the handle reports as FI_EIO.
  *
- * <p>{@link #ENABLED} only on Java 17 to 22 and for direct buffers: Java 23 deprecated these methods
- * for removal and 24 warns at their first use, so there lookups keep the ByteBuffer reads.
- * {@code -Dshmav.addressReads=false} turns them off.
+ * <p>{@link #ENABLED} only on Java 17 to 22, on little-endian hosts (the layout's order), and for
+ * direct buffers: Java 23 deprecated these methods for removal and 24 warns at their first use, so
+ * there lookups keep the ByteBuffer reads. {@code -Dshmav.addressReads=false} turns them off.
  */
 public final class AddressReads
 {
@@ -54,7 +54,9 @@ public final class AddressReads
         MethodHandle putLongOf = null;
         long address = -1;
         long bytesBase = -1;
-        if (Runtime.version().feature() <= LAST_RELEASE && !"false".equals(System.getProperty("shmav.addressReads")))
+        // Unsafe reads in the host's order; the layout is little-endian, so a big-endian host keeps the buffers.
+        if (Runtime.version().feature() <= LAST_RELEASE && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN &&
+            !"false".equals(System.getProperty("shmav.addressReads")))
         {
             try
             {

@@ -2,6 +2,7 @@ package org.shmav.shm;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -20,6 +21,11 @@ import java.nio.ByteOrder;
  * All multi-byte fields are little-endian (see shm-layout.md), whatever the host; on x86 and aarch64
  * that is the native order and costs nothing. Offsets must be aligned to the field size, which the
  * layout guarantees. A write through a read-only mapping throws {@link java.nio.ReadOnlyBufferException}.
+ *
+ * <p>A writable direct buffer is accessed by address where {@link AddressAccess} is enabled (Java 17 to
+ * 22): each access checks its bounds (and an atomic one its alignment) here, once, and throws what the
+ * buffer would have thrown, instead of the half-dozen checks of a ByteBuffer VarHandle. An insert makes
+ * about thirty accesses; docs/profiles.md has what that saves.
  */
 public final class Memory
 {
@@ -32,10 +38,49 @@ public final class Memory
     private static final int SHORT_COPY = 64;
 
     private final ByteBuffer buffer;
+    /** The buffer's first byte's address, or 0 to go through the buffer (read-only, heap, or not enabled). */
+    private final long address;
+    private final int limit;
 
     public Memory(final ByteBuffer buffer)
     {
         this.buffer = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        final long start = AddressAccess.ENABLED && !buffer.isReadOnly() ? AddressReads.addressOf(this.buffer) : 0;
+        // Offsets aligned in the layout are aligned in memory only if the buffer starts on a word
+        // (mappings and private regions start on a page); an atomic access off a word is a fault on aarch64.
+        this.address = (start & (Long.BYTES - 1)) == 0 ? start : 0;
+        this.limit = this.buffer.capacity();
+    }
+
+    /** True when this memory is accessed by address (package-private: for tests). */
+    boolean byAddress()
+    {
+        return address != 0;
+    }
+
+    /** The address of the {@code size} bytes at {@code offset}, checked to lie inside the buffer. */
+    private long at(final int offset, final int size)
+    {
+        if (offset < 0 || offset > limit - size)
+        {
+            throw outside(offset, size);
+        }
+        return address + offset;
+    }
+
+    /** {@link #at}, and aligned to {@code size}, as an atomic access must be. */
+    private long aligned(final int offset, final int size)
+    {
+        if ((offset & (size - 1)) != 0)
+        {
+            throw new IllegalStateException("misaligned access at offset " + offset);
+        }
+        return at(offset, size);
+    }
+
+    private IndexOutOfBoundsException outside(final int offset, final int size)
+    {
+        return new IndexOutOfBoundsException(size + " bytes at offset " + offset + " are outside 0.." + limit);
     }
 
     /** The whole region, little-endian, position 0; callers must not move its position. */
@@ -56,51 +101,105 @@ public final class Memory
 
     public long getLong(final int offset)
     {
+        if (address != 0)
+        {
+            final long v = AddressReads.getLong(at(offset, Long.BYTES));
+            Reference.reachabilityFence(this); // this memory holds the buffer that keeps the mapping
+            return v;
+        }
         return buffer.getLong(offset);
     }
 
     public void putLong(final int offset, final long value)
     {
+        if (address != 0)
+        {
+            AddressAccess.putLong(at(offset, Long.BYTES), value);
+            Reference.reachabilityFence(this);
+            return;
+        }
         buffer.putLong(offset, value);
     }
 
     public int getInt(final int offset)
     {
+        if (address != 0)
+        {
+            final int v = AddressReads.getInt(at(offset, Integer.BYTES));
+            Reference.reachabilityFence(this);
+            return v;
+        }
         return buffer.getInt(offset);
     }
 
     public void putInt(final int offset, final int value)
     {
+        if (address != 0)
+        {
+            AddressAccess.putInt(at(offset, Integer.BYTES), value);
+            Reference.reachabilityFence(this);
+            return;
+        }
         buffer.putInt(offset, value);
     }
 
     public long getLongAcquire(final int offset)
     {
-        return (long)LONGS.getAcquire(buffer, offset);
+        return getLongVolatile(offset); // by address: a volatile load, which costs an acquire's price on x86 and aarch64
     }
 
     public long getLongVolatile(final int offset)
     {
+        if (address != 0)
+        {
+            final long v = AddressAccess.getLongVolatile(aligned(offset, Long.BYTES));
+            Reference.reachabilityFence(this);
+            return v;
+        }
         return (long)LONGS.getVolatile(buffer, offset);
     }
 
     public void setLongRelease(final int offset, final long value)
     {
+        if (address != 0)
+        {
+            AddressAccess.putLongRelease(aligned(offset, Long.BYTES), value);
+            Reference.reachabilityFence(this);
+            return;
+        }
         LONGS.setRelease(buffer, offset, value);
     }
 
     public void setLongVolatile(final int offset, final long value)
     {
+        if (address != 0)
+        {
+            AddressAccess.putLongVolatile(aligned(offset, Long.BYTES), value);
+            Reference.reachabilityFence(this);
+            return;
+        }
         LONGS.setVolatile(buffer, offset, value);
     }
 
     public boolean compareAndSetLong(final int offset, final long expected, final long value)
     {
+        if (address != 0)
+        {
+            final boolean set = AddressAccess.compareAndSetLong(aligned(offset, Long.BYTES), expected, value);
+            Reference.reachabilityFence(this);
+            return set;
+        }
         return LONGS.compareAndSet(buffer, offset, expected, value);
     }
 
     public long getAndAddLong(final int offset, final long delta)
     {
+        if (address != 0)
+        {
+            final long v = AddressAccess.getAndAddLong(aligned(offset, Long.BYTES), delta);
+            Reference.reachabilityFence(this);
+            return v;
+        }
         return (long)LONGS.getAndAdd(buffer, offset, delta);
     }
 
@@ -116,16 +215,34 @@ public final class Memory
 
     public int getIntAcquire(final int offset)
     {
+        if (address != 0)
+        {
+            final int v = AddressAccess.getIntVolatile(aligned(offset, Integer.BYTES));
+            Reference.reachabilityFence(this);
+            return v;
+        }
         return (int)INTS.getAcquire(buffer, offset);
     }
 
     public void setIntRelease(final int offset, final int value)
     {
+        if (address != 0)
+        {
+            AddressAccess.putIntRelease(aligned(offset, Integer.BYTES), value);
+            Reference.reachabilityFence(this);
+            return;
+        }
         INTS.setRelease(buffer, offset, value);
     }
 
     public boolean compareAndSetInt(final int offset, final int expected, final int value)
     {
+        if (address != 0)
+        {
+            final boolean set = AddressAccess.compareAndSetInt(aligned(offset, Integer.BYTES), expected, value);
+            Reference.reachabilityFence(this);
+            return set;
+        }
         return INTS.compareAndSet(buffer, offset, expected, value);
     }
 
@@ -181,7 +298,25 @@ public final class Memory
     /** Copies {@code length} bytes of {@code src} at {@code srcOffset} to {@code offset}. */
     public void copyIn(final int offset, final ByteBuffer src, final int srcOffset, final int length)
     {
-        buffer.put(offset, src, srcOffset, length);
+        if (address == 0 || length > SHORT_COPY)
+        {
+            buffer.put(offset, src, srcOffset, length);
+            return;
+        }
+        // Word by word, as copyOut: the bulk put's copy stub costs more than a short address's copy.
+        at(offset, length);
+        final boolean swap = src.order() != ByteOrder.LITTLE_ENDIAN; // copy bytes, whatever the source's order
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES)
+        {
+            final long v = src.getLong(srcOffset + i);
+            AddressAccess.putLong(address + offset + i, swap ? Long.reverseBytes(v) : v);
+        }
+        for (; i < length; i++)
+        {
+            buffer.put(offset + i, src.get(srcOffset + i));
+        }
+        Reference.reachabilityFence(this);
     }
 
     /** True when {@code length} bytes at {@code offset} equal those of {@code other} at {@code otherOffset}. */
@@ -192,7 +327,7 @@ public final class Memory
         for (; i + Long.BYTES <= length; i += Long.BYTES)
         {
             final long theirs = other.getLong(otherOffset + i);
-            if (buffer.getLong(offset + i) != (swap ? Long.reverseBytes(theirs) : theirs))
+            if (getLong(offset + i) != (swap ? Long.reverseBytes(theirs) : theirs))
             {
                 return false;
             }
