@@ -198,7 +198,7 @@ final class IndexMigration
             }
             copied += placed;
         }
-        if (!sweepTarget(state))
+        if (targetSegment(state) == activeSegment(state) && !sweepTarget(state))
         {
             return true; // switched by another writer meanwhile
         }
@@ -246,6 +246,10 @@ final class IndexMigration
      * the area's (past 2^27 uses it would read as newer). A CAS that loses to an inserter's or a copy's
      * placement leaves that entry; a late sweeper only ever turns an EMPTY value into another. False
      * when indexState moved on meanwhile (someone else switched).
+     *
+     * <p>Only a rebuild (the other area of the active segment) sweeps: a growth's target, area 0 of a
+     * segment no state named before, is in its first use, zeros from its grower, so there is nothing
+     * to sweep (shm-layout.md, Migration step 3).
      */
     private boolean sweepTarget(final long state)
     {
