@@ -19,7 +19,8 @@ import org.shmav.Domain;
  */
 public final class Loops
 {
-    private static final int N = 1_000_000;
+    /** Addresses per repetition: 1M, or -Dshmav.loops.entries (a small AV shows the insert without its cache misses). */
+    private static final int N = Integer.getInteger("shmav.loops.entries", 1_000_000);
 
     private Loops()
     {
@@ -32,7 +33,7 @@ public final class Loops
         final long count = args.length > 2 ? Long.parseLong(args[2]) : N;
         final ByteBuffer addrs = BenchAddresses.direct(0, N);
         final long[] fiAddr = new long[N];
-        final int reps = what.equals("lookup") ? 15 : 12;
+        final int reps = Integer.getInteger("shmav.loops.reps", what.equals("lookup") ? 15 : 12);
         final double[] ns = new double[reps];
         try (Domain domain = BenchAvs.domain())
         {
