@@ -116,6 +116,7 @@ final class Machine
             memory.getOrDefault("memory.random_read_16mb", Double.NaN), Peers.RANDOM_MB));
         m.put("Transparent huge pages for /dev/shm (shmem_enabled)",
             read(Path.of("/sys/kernel/mm/transparent_hugepage/shmem_enabled")));
+        m.put("Memory given back to a hypervisor", memoryGivenBack());
         m.put("Kernel", run("uname", "-sr"));
         m.put("/dev/shm", run("df", "-h", "--output=size,fstype", BenchAvs.shmDirectory().toString()).replace('\n', ' '));
         m.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") +
@@ -146,6 +147,52 @@ final class Machine
                 (shared.matches("\\d+") ? "" : " (shared by CPUs " + shared + ")"));
         }
         return out.isEmpty() ? "?" : String.join(", ", out);
+    }
+
+    /**
+     * Whether freed memory goes back to a hypervisor: free page reporting (virtio-balloon) and DAMON
+     * schemes. Where either runs, a timed loop that takes fresh pages (a growth) may pay the host's
+     * faults to get them back, at a cost that varies from run to run (docs/profiles.md, Growth).
+     */
+    static String memoryGivenBack()
+    {
+        final List<String> found = new ArrayList<>();
+        final Path order = Path.of("/sys/module/page_reporting/parameters/page_reporting_order");
+        if (Files.exists(order))
+        {
+            found.add("free page reporting to the host (free blocks of order " + read(order) + " and up)");
+        }
+        final Path kdamonds = Path.of("/sys/kernel/mm/damon/admin/kdamonds");
+        try (var dirs = Files.list(kdamonds))
+        {
+            for (final Path k : dirs.filter(Files::isDirectory).sorted().toList())
+            {
+                if ("on".equals(read(k.resolve("state"))))
+                {
+                    found.add("DAMON kdamond " + k.getFileName() + " on (" + damonActions(k) + ")");
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            // no DAMON sysfs interface here
+        }
+        return found.isEmpty() ? "none found" : String.join("; ", found);
+    }
+
+    /** The actions of a running kdamond's schemes, e.g. "pageout". */
+    private static String damonActions(final Path kdamond)
+    {
+        try (var files = Files.walk(kdamond.resolve("contexts"), 4))
+        {
+            final List<String> actions = files.filter(f -> f.getFileName().toString().equals("action"))
+                .map(Machine::read).distinct().toList();
+            return actions.isEmpty() ? "no schemes" : "schemes: " + String.join(", ", actions);
+        }
+        catch (final IOException e)
+        {
+            return "schemes unknown";
+        }
     }
 
     private static String read(final Path file)
