@@ -1,9 +1,7 @@
 package org.shmav.shm;
 
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.reflect.Field;
 
 /**
  * The ordered and atomic accesses of {@link Memory} by memory address: {@code sun.misc.Unsafe}'s, reached
@@ -17,73 +15,45 @@ import java.lang.reflect.Field;
  */
 final class AddressAccess
 {
-    private static final MethodHandle PUT_LONG;
-    private static final MethodHandle PUT_INT;
-    private static final MethodHandle GET_LONG_VOLATILE;
-    private static final MethodHandle GET_INT_VOLATILE;
-    private static final MethodHandle PUT_LONG_RELEASE;
-    private static final MethodHandle PUT_INT_RELEASE;
-    private static final MethodHandle PUT_LONG_VOLATILE;
-    private static final MethodHandle CAS_LONG;
-    private static final MethodHandle CAS_INT;
-    private static final MethodHandle GET_AND_ADD_LONG;
+    private static final Class<?> O = Object.class;
+    private static final Class<?> J = long.class;
+    private static final Class<?> I = int.class;
+    private static final Class<?> V = void.class;
+    private static final Class<?> Z = boolean.class;
+    private static final boolean WANTED =
+        AddressReads.ENABLED && !"false".equals(System.getProperty("shmav.addressAccess"));
 
-    /** True when {@link Memory} may access writable direct buffers by address. */
-    static final boolean ENABLED;
+    private static final MethodHandle PUT_LONG = handle("putLong", V, J, J);
+    private static final MethodHandle PUT_INT = handle("putInt", V, J, I);
+    private static final MethodHandle GET_LONG_VOLATILE = handle("getLongVolatile", J, O, J);
+    private static final MethodHandle GET_INT_VOLATILE = handle("getIntVolatile", I, O, J);
+    private static final MethodHandle PUT_LONG_RELEASE = handle("putOrderedLong", V, O, J, J);
+    private static final MethodHandle PUT_INT_RELEASE = handle("putOrderedInt", V, O, J, I);
+    private static final MethodHandle PUT_LONG_VOLATILE = handle("putLongVolatile", V, O, J, J);
+    private static final MethodHandle CAS_LONG = handle("compareAndSwapLong", Z, O, J, J, J);
+    private static final MethodHandle CAS_INT = handle("compareAndSwapInt", Z, O, J, I, I);
+    private static final MethodHandle GET_AND_ADD_LONG = handle("getAndAddLong", J, O, J, J);
 
-    static
+    /** True when {@link Memory} may access writable direct buffers by address: every handle was found. */
+    static final boolean ENABLED = WANTED && PUT_LONG != null && PUT_INT != null && GET_LONG_VOLATILE != null &&
+        GET_INT_VOLATILE != null && PUT_LONG_RELEASE != null && PUT_INT_RELEASE != null && PUT_LONG_VOLATILE != null &&
+        CAS_LONG != null && CAS_INT != null && GET_AND_ADD_LONG != null;
+
+    /** Unsafe's method {@code name}, or null when not wanted or not offered here (Memory then uses its buffer). */
+    private static MethodHandle handle(final String name, final Class<?> returns, final Class<?>... parameters)
     {
-        MethodHandle putLong = null;
-        MethodHandle putInt = null;
-        MethodHandle getLongVolatile = null;
-        MethodHandle getIntVolatile = null;
-        MethodHandle putLongRelease = null;
-        MethodHandle putIntRelease = null;
-        MethodHandle putLongVolatile = null;
-        MethodHandle casLong = null;
-        MethodHandle casInt = null;
-        MethodHandle getAndAddLong = null;
-        if (AddressReads.ENABLED && !"false".equals(System.getProperty("shmav.addressAccess")))
+        if (!WANTED)
         {
-            try
-            {
-                final Class<?> c = Class.forName("sun.misc.Unsafe");
-                final Field f = c.getDeclaredField("theUnsafe");
-                f.setAccessible(true);
-                final Object u = f.get(null);
-                final MethodHandles.Lookup l = MethodHandles.lookup();
-                final Class<?> o = Object.class;
-                final Class<?> j = long.class;
-                final Class<?> i = int.class;
-                final Class<?> v = void.class;
-                final Class<?> z = boolean.class;
-                putLong = l.findVirtual(c, "putLong", MethodType.methodType(v, j, j)).bindTo(u);
-                putInt = l.findVirtual(c, "putInt", MethodType.methodType(v, j, i)).bindTo(u);
-                getLongVolatile = l.findVirtual(c, "getLongVolatile", MethodType.methodType(j, o, j)).bindTo(u);
-                getIntVolatile = l.findVirtual(c, "getIntVolatile", MethodType.methodType(i, o, j)).bindTo(u);
-                putLongRelease = l.findVirtual(c, "putOrderedLong", MethodType.methodType(v, o, j, j)).bindTo(u);
-                putIntRelease = l.findVirtual(c, "putOrderedInt", MethodType.methodType(v, o, j, i)).bindTo(u);
-                putLongVolatile = l.findVirtual(c, "putLongVolatile", MethodType.methodType(v, o, j, j)).bindTo(u);
-                casLong = l.findVirtual(c, "compareAndSwapLong", MethodType.methodType(z, o, j, j, j)).bindTo(u);
-                casInt = l.findVirtual(c, "compareAndSwapInt", MethodType.methodType(z, o, j, i, i)).bindTo(u);
-                getAndAddLong = l.findVirtual(c, "getAndAddLong", MethodType.methodType(j, o, j, j)).bindTo(u);
-            }
-            catch (final ReflectiveOperationException | RuntimeException e)
-            {
-                putLong = null; // not offered here: Memory goes through its buffer
-            }
+            return null;
         }
-        PUT_LONG = putLong;
-        PUT_INT = putInt;
-        GET_LONG_VOLATILE = getLongVolatile;
-        GET_INT_VOLATILE = getIntVolatile;
-        PUT_LONG_RELEASE = putLongRelease;
-        PUT_INT_RELEASE = putIntRelease;
-        PUT_LONG_VOLATILE = putLongVolatile;
-        CAS_LONG = casLong;
-        CAS_INT = casInt;
-        GET_AND_ADD_LONG = getAndAddLong;
-        ENABLED = putLong != null;
+        try
+        {
+            return AddressReads.unsafeMethod(name, MethodType.methodType(returns, parameters));
+        }
+        catch (final ReflectiveOperationException | RuntimeException e)
+        {
+            return null;
+        }
     }
 
     private AddressAccess()
@@ -98,7 +68,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -110,7 +80,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -122,7 +92,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -134,7 +104,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -146,7 +116,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -158,7 +128,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -170,7 +140,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -182,7 +152,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -194,7 +164,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
     }
 
@@ -206,21 +176,7 @@ final class AddressAccess
         }
         catch (final Throwable t)
         {
-            throw rethrown(t);
+            throw AddressReads.rethrown(t);
         }
-    }
-
-    /** A fault inside an access (an InternalError for a truncated file) goes on as it is. */
-    private static RuntimeException rethrown(final Throwable t)
-    {
-        if (t instanceof Error e)
-        {
-            throw e;
-        }
-        if (t instanceof RuntimeException r)
-        {
-            return r;
-        }
-        return new IllegalStateException(t);
     }
 }

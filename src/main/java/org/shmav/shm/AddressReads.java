@@ -40,6 +40,8 @@ public final class AddressReads
     private static final MethodHandle PUT_LONG_OF;
     private static final long BUFFER_ADDRESS;
     private static final long BYTES_BASE;
+    /** The {@code sun.misc.Unsafe} instance when {@link #ENABLED}, else null. */
+    private static final Object UNSAFE;
 
     /** True when lookups read by address. */
     public static final boolean ENABLED;
@@ -54,6 +56,7 @@ public final class AddressReads
         MethodHandle putLongOf = null;
         long address = -1;
         long bytesBase = -1;
+        Object unsafe = null;
         // Unsafe reads in the host's order; the layout is little-endian, so a big-endian host keeps the buffers.
         if (Runtime.version().feature() <= LAST_RELEASE && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN &&
             !"false".equals(System.getProperty("shmav.addressReads")))
@@ -64,6 +67,7 @@ public final class AddressReads
                 final Field f = c.getDeclaredField("theUnsafe");
                 f.setAccessible(true);
                 final Object u = f.get(null);
+                unsafe = u;
                 final MethodHandles.Lookup l = MethodHandles.lookup();
                 getLong = l.findVirtual(c, "getLong", MethodType.methodType(long.class, long.class)).bindTo(u);
                 getInt = l.findVirtual(c, "getInt", MethodType.methodType(int.class, long.class)).bindTo(u);
@@ -90,6 +94,16 @@ public final class AddressReads
         BUFFER_ADDRESS = address;
         BYTES_BASE = bytesBase;
         ENABLED = getLong != null;
+        UNSAFE = ENABLED ? unsafe : null;
+    }
+
+    /**
+     * Unsafe's method {@code name} of {@code type}, bound to the instance, for {@link AddressAccess};
+     * only when {@link #ENABLED}.
+     */
+    static MethodHandle unsafeMethod(final String name, final MethodType type) throws ReflectiveOperationException
+    {
+        return MethodHandles.lookup().findVirtual(UNSAFE.getClass(), name, type).bindTo(UNSAFE);
     }
 
     private AddressReads()
@@ -223,8 +237,8 @@ public final class AddressReads
         }
     }
 
-    /** A fault inside a read (an InternalError for a truncated file) goes on as it is. */
-    private static RuntimeException rethrown(final Throwable t)
+    /** A fault inside an access (an InternalError for a truncated file) goes on as it is. */
+    static RuntimeException rethrown(final Throwable t)
     {
         if (t instanceof Error e)
         {
