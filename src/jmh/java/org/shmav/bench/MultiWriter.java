@@ -1,6 +1,7 @@
 package org.shmav.bench;
 
-import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +10,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -25,19 +27,31 @@ import org.shmav.Fi;
  * once, at a distinct fi_addr whose lookup gives the address back.
  *
  * <pre>
- *   MultiWriter run P M [shared|separate|spread [B]]   coordinator: creates the AV(s), starts P writers, waits, checks
- *   MultiWriter write NAME W M DIR spread|lowest B     one writer (started by the coordinator)
+ *   MultiWriter run P M [shared|separate|spread [B]]   coordinator: creates the AVs, starts P writers, waits, checks
+ *   MultiWriter write NAME W M DIR MODE B              one writer (started by the coordinator)
  * </pre>
  *
- * Each writer warms up on a private AV, reports ready, and starts when the coordinator's go file
- * appears (the start barrier; every wait on it has a deadline). Throughput = P * M / (last writer's
- * end - first writer's start), both System.nanoTime (CLOCK_MONOTONIC, one clock for every process of
- * the machine). The coordinator prints "result multiwriter_P<P> VALUE inserts/s" and
- * "result multiwriter_P<P>_check OK|FAILED".
+ * Each writer warms up on AVs of its own, then takes part in two rounds, each into new AVs made for
+ * it: a practice round, where the writers meet one another for the first time (the JIT compiles the
+ * contended branches of the insert path here: a first meeting throws compiled code away and
+ * recompiles it), and the timed round. Before each round a writer waits until its JIT has compiled
+ * nothing for a second (at most 20 s): on 2 cores a compiler thread that still runs takes a core from
+ * a writer, and the separate-AV baseline measured 1.8 to 3.9 M/s from run to run that way. The start
+ * barrier is the coordinator's go file, polled every 100 us without spinning. Throughput of the timed
+ * round = P * M / (last writer's end - first writer's start), both System.nanoTime (CLOCK_MONOTONIC,
+ * one clock for every process of the machine). The coordinator prints "result multiwriter_P<P> VALUE
+ * inserts/s" and "result multiwriter_P<P>_check OK|FAILED" (both rounds' AVs checked), and the
+ * practice round's rate on a line of its own.
  */
 public final class MultiWriter
 {
-    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(180);
+    /** The rounds every run has: a practice round, then the timed one (the last). */
+    static final int ROUNDS = 2;
+    /** How long a writer's JIT must have compiled nothing before the writer reports ready. */
+    private static final long QUIET_COMPILER_MILLIS = 1000;
+    /** The longest a writer waits for a quiet JIT before reporting ready anyway. */
+    private static final long QUIET_COMPILER_WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     private MultiWriter()
     {
@@ -48,7 +62,7 @@ public final class MultiWriter
         if ("write".equals(args[0]))
         {
             write(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Path.of(args[4]),
-                args.length > 5 && "spread".equals(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
+                Mode.valueOf(args[5].toUpperCase(Locale.ROOT)), Integer.parseInt(args[6]));
             return;
         }
         final Result r = run(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
@@ -66,15 +80,19 @@ public final class MultiWriter
         SHARED, SEPARATE, SPREAD
     }
 
-    /** What one run measured and whether the AV was right afterwards; inserts/s counts addresses. */
-    public record Result(int writers, int perWriter, int batch, double insertsPerSecond, boolean ok, String check)
+    /**
+     * What one run measured (the timed round; the practice round's rate for reference) and whether the
+     * AVs were right afterwards; inserts/s counts addresses.
+     */
+    public record Result(int writers, int perWriter, int batch, double insertsPerSecond, double practicePerSecond,
+        boolean ok, String check)
     {
         @Override
         public String toString()
         {
             final String name = "multiwriter_P" + writers + (batch > 1 ? "_b" + batch : "");
-            return String.format(Locale.ROOT, "result %s %.0f inserts/s%nresult %s_check %s (%s)",
-                name, insertsPerSecond, name, ok ? "OK" : "FAILED", check);
+            return String.format(Locale.ROOT, "practice round: %.0f inserts/s%nresult %s %.0f inserts/s%nresult %s_check %s (%s)",
+                practicePerSecond, name, insertsPerSecond, name, ok ? "OK" : "FAILED", check);
         }
     }
 
@@ -95,6 +113,7 @@ public final class MultiWriter
             throw new IllegalArgumentException("batch must be at least 1, not " + batch);
         }
         final boolean separate = mode == Mode.SEPARATE;
+        final int avsPerRound = separate ? writers : 1;
         final String name = BenchAvs.uniqueName("multiwriter");
         final Path dir = Files.createTempDirectory("shmav-multiwriter");
         final List<Process> children = new ArrayList<>();
@@ -102,10 +121,13 @@ public final class MultiWriter
         final Domain domain = BenchAvs.domain();
         try
         {
-            for (int a = 0; a < (separate ? writers : 1); a++)
+            for (int round = 0; round < ROUNDS; round++)
             {
-                created.add(BenchAvs.open(domain, BenchAvs.SHARED, avName(name, separate, a),
-                    separate ? perWriter : (long)writers * perWriter));
+                for (int a = 0; a < avsPerRound; a++)
+                {
+                    created.add(BenchAvs.open(domain, BenchAvs.SHARED, avName(name, round, separate, a),
+                        separate ? perWriter : (long)writers * perWriter));
+                }
             }
             final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
             for (int w = 0; w < writers; w++)
@@ -113,37 +135,47 @@ public final class MultiWriter
                 children.add(new ProcessBuilder(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
                     "-D" + DomainAttr.SHM_DIR_PROPERTY + "=" + BenchAvs.shmDirectory(),
                     "-cp", System.getProperty("java.class.path"), MultiWriter.class.getName(),
-                    "write", avName(name, separate, w), Integer.toString(w), Integer.toString(perWriter), dir.toString(),
-                    mode == Mode.SPREAD ? "spread" : "lowest", Integer.toString(batch))
+                    "write", name, Integer.toString(w), Integer.toString(perWriter), dir.toString(),
+                    mode.name().toLowerCase(Locale.ROOT), Integer.toString(batch))
                     .redirectErrorStream(true).redirectOutput(dir.resolve("writer-" + w + ".log").toFile()).start());
             }
             final long deadline = System.nanoTime() + WAIT_NANOS;
-            for (int w = 0; w < writers; w++)
+            final double[] perSecond = new double[ROUNDS];
+            for (int round = 0; round < ROUNDS; round++)
             {
-                awaitFile(dir.resolve("ready-" + w), deadline, children.get(w));
+                for (int w = 0; w < writers; w++)
+                {
+                    awaitFile(dir.resolve("ready-" + round + "-" + w), deadline, children.get(w));
+                }
+                Files.createFile(dir.resolve("go-" + round));
+                long first = Long.MAX_VALUE;
+                long last = Long.MIN_VALUE;
+                for (int w = 0; w < writers; w++)
+                {
+                    final Path done = dir.resolve("done-" + round + "-" + w);
+                    awaitFile(done, deadline, children.get(w));
+                    final String[] times = Files.readString(done).trim().split(" ");
+                    first = Math.min(first, Long.parseLong(times[0]));
+                    last = Math.max(last, Long.parseLong(times[1]));
+                }
+                perSecond[round] = (double)writers * perWriter / ((last - first) / 1e9);
             }
-            Files.createFile(dir.resolve("go"));
-            long first = Long.MAX_VALUE;
-            long last = Long.MIN_VALUE;
-            for (int w = 0; w < writers; w++)
-            {
-                final Path done = dir.resolve("done-" + w);
-                awaitFile(done, deadline, children.get(w));
-                final String[] times = Files.readString(done).trim().split(" ");
-                first = Math.min(first, Long.parseLong(times[0]));
-                last = Math.max(last, Long.parseLong(times[1]));
-            }
-            final double perSecond = (double)writers * perWriter / ((last - first) / 1e9);
             String check = "";
-            for (int a = 0; a < (separate ? writers : 1) && !check.startsWith("FAILED"); a++)
+            for (int round = 0; round < ROUNDS && !check.startsWith("FAILED"); round++)
             {
-                check = separate ? check(domain, avName(name, true, a), a, 1, perWriter) : check(domain, name, 0, writers, perWriter);
+                for (int a = 0; a < avsPerRound && !check.startsWith("FAILED"); a++)
+                {
+                    final String av = avName(name, round, separate, a);
+                    check = separate ? check(domain, av, a, 1, perWriter) : check(domain, av, 0, writers, perWriter);
+                }
             }
-            if (separate && !check.startsWith("FAILED"))
+            if (!check.startsWith("FAILED"))
             {
-                check = writers + " AVs, each " + check;
+                check = (separate ? writers + " AVs" : "the AV") + " of each of " + ROUNDS + " rounds, " +
+                    (separate ? "each " : "") + check;
             }
-            return new Result(writers, perWriter, batch, perSecond, !check.startsWith("FAILED"), check);
+            return new Result(writers, perWriter, batch, perSecond[ROUNDS - 1], perSecond[0], !check.startsWith("FAILED"),
+                check);
         }
         finally
         {
@@ -152,9 +184,12 @@ public final class MultiWriter
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
             created.forEach(AddressVector::close);
-            for (int a = 0; a < (separate ? writers : 1); a++)
+            for (int round = 0; round < ROUNDS; round++)
             {
-                domain.unlinkAv(avName(name, separate, a));
+                for (int a = 0; a < avsPerRound; a++)
+                {
+                    domain.unlinkAv(avName(name, round, separate, a));
+                }
             }
             domain.close();
             try (var files = Files.list(dir))
@@ -168,9 +203,10 @@ public final class MultiWriter
         }
     }
 
-    private static String avName(final String name, final boolean separate, final int writer)
+    /** The AV of round {@code round}: one for all writers, or ({@code separate}) one per writer. */
+    private static String avName(final String name, final int round, final boolean separate, final int writer)
     {
-        return separate ? name + "-w" + writer : name;
+        return name + "-r" + round + (separate ? "-w" + writer : "");
     }
 
     /**
@@ -233,41 +269,83 @@ public final class MultiWriter
     }
 
     private static void write(final String name, final int writer, final int perWriter, final Path dir,
-        final boolean spread, final int batch) throws IOException
+        final Mode mode, final int batch) throws Exception
     {
+        final boolean spread = mode == Mode.SPREAD;
         final ByteBuffer addrs = BenchAddresses.direct(writer, perWriter);
         final long[] fiAddrs = new long[batch];
         try (Domain domain = BenchAvs.domain())
         {
             warmUp(domain, writer, spread, batch);
-            try (AddressVector av = domain.openAv(AvAttr.builder().name(name).lowestIndex(!spread).build()))
+            for (int round = 0; round < ROUNDS; round++)
             {
-                Files.createFile(dir.resolve("ready-" + writer));
-                final Path go = dir.resolve("go");
-                final long deadline = System.nanoTime() + WAIT_NANOS;
-                while (!Files.exists(go))
+                final String av = avName(name, round, mode == Mode.SEPARATE, writer);
+                try (AddressVector handle = domain.openAv(AvAttr.builder().name(av).lowestIndex(!spread).build()))
                 {
-                    if (System.nanoTime() - deadline > 0)
+                    awaitQuietCompiler();
+                    Files.createFile(dir.resolve("ready-" + round + "-" + writer));
+                    awaitGo(dir.resolve("go-" + round), writer);
+                    final long start = System.nanoTime();
+                    int inserted = 0;
+                    for (int i = 0; i < perWriter; i += batch)
                     {
-                        throw new IllegalStateException("writer " + writer + ": no go file after " + WAIT_NANOS / 1_000_000_000 + " s");
+                        addrs.position(i * BenchAddresses.ADDRLEN);
+                        inserted += handle.insert(addrs, Math.min(batch, perWriter - i), fiAddrs, 0, null);
                     }
-                    Thread.onSpinWait();
+                    final long end = System.nanoTime();
+                    if (inserted != perWriter)
+                    {
+                        throw new IllegalStateException("writer " + writer + " inserted " + inserted + " of " + perWriter +
+                            " in round " + round);
+                    }
+                    final Path done = dir.resolve("done-" + round + "-" + writer);
+                    Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end);
+                    Files.move(dir.resolve(done.getFileName() + ".tmp"), done);
                 }
-                final long start = System.nanoTime();
-                int inserted = 0;
-                for (int i = 0; i < perWriter; i += batch)
-                {
-                    addrs.position(i * BenchAddresses.ADDRLEN);
-                    inserted += av.insert(addrs, Math.min(batch, perWriter - i), fiAddrs, 0, null);
-                }
-                final long end = System.nanoTime();
-                if (inserted != perWriter)
-                {
-                    throw new IllegalStateException("writer " + writer + " inserted " + inserted + " of " + perWriter);
-                }
-                Files.writeString(dir.resolve("done-" + writer + ".tmp"), start + " " + end);
-                Files.move(dir.resolve("done-" + writer + ".tmp"), dir.resolve("done-" + writer));
             }
+        }
+    }
+
+    /**
+     * Waits for the go file, polling every 100 us: a writer spinning on it would take a core from a
+     * writer still getting ready (2 cores here).
+     */
+    private static void awaitGo(final Path go, final int writer)
+    {
+        final long deadline = System.nanoTime() + WAIT_NANOS;
+        while (!Files.exists(go))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("writer " + writer + ": no " + go.getFileName() + " after " +
+                    TimeUnit.NANOSECONDS.toSeconds(WAIT_NANOS) + " s");
+            }
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    /**
+     * Returns once this JVM's JIT has compiled nothing for {@link #QUIET_COMPILER_MILLIS} (by its
+     * total compilation time), or after {@link #QUIET_COMPILER_WAIT_NANOS}: compilations still running
+     * when the timed inserts start take a core from them.
+     */
+    static void awaitQuietCompiler() throws InterruptedException
+    {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported())
+        {
+            Thread.sleep(2 * QUIET_COMPILER_MILLIS);
+            return;
+        }
+        final long deadline = System.nanoTime() + QUIET_COMPILER_WAIT_NANOS;
+        final long step = QUIET_COMPILER_MILLIS / 5;
+        long last = jit.getTotalCompilationTime();
+        for (int quiet = 0; quiet < 5 && System.nanoTime() - deadline < 0; )
+        {
+            Thread.sleep(step);
+            final long now = jit.getTotalCompilationTime();
+            quiet = now == last ? quiet + 1 : 0;
+            last = now;
         }
     }
 

@@ -264,7 +264,11 @@ final class RoundsReport
     {
         md.append("\n### Writer scaling\n\n");
         md.append("P writer JVMs insert ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))
-            .append(" distinct addresses each, one insert call per address, started together (a go file all wait on):\n")
+            .append(" distinct addresses each, one insert call per address, started together (a go file all wait on),\n")
+            .append("twice, each time into new AVs: a practice round (the writers meet for the first time, and the JIT\n")
+            .append("recompiles the insert path's contended branches), then the timed round; before each, every writer\n")
+            .append("waits until its JIT has compiled nothing for a second, so that no compiler thread takes a core from\n")
+            .append("a timed writer (`MultiWriter`):\n")
             .append("(a) all into one shared named AV, (a') the same through handles opened with `lowestIndex(false)`\n")
             .append("(claims spread out: the lowest-free-index rule given up), (b) each into a named AV of its own.\n")
             .append("Efficiency = (a) / (b) and (a') / (b) of the same round; ").append(scaling.processes.rounds())

@@ -41,7 +41,9 @@ final class Scaling
     static Scaling run(final boolean quick, final List<String> commands) throws Exception
     {
         final int rounds = quick ? 2 : 3;
-        final int perWriter = quick ? 50_000 : 1_000_000; // 250,000 took about 0.1 s a writer: the same run varied 4x
+        // 250,000 took about 0.1 s a writer: the same run varied 4x; at 1,000,000 (0.15-0.3 s a writer) one
+        // writer's time still moved by a third from run to run
+        final int perWriter = quick ? 50_000 : 2_000_000;
         final Map<String, String> checks = new LinkedHashMap<>();
         final Map<String, Rounds.Step> procSteps = new LinkedHashMap<>();
         for (final int p : WRITERS)

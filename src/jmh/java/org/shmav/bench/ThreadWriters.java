@@ -20,7 +20,8 @@ import org.shmav.Domain;
  *   ThreadWriters P M one|per-thread
  * </pre>
  *
- * Each thread warms up on a private AV, then all wait on one latch (with a deadline) and insert M
+ * Each thread warms up on a private AV, then all wait on one latch (with a deadline; opened once the
+ * JIT has compiled nothing for a second, see {@link MultiWriter#awaitQuietCompiler}) and insert M
  * distinct addresses one call each. Prints "result threads VALUE inserts/s" (P * M / (last end - first
  * start)) and "result check_ok 1|0" after {@link MultiWriter#check}; exits non-zero on any failure.
  */
@@ -71,6 +72,7 @@ public final class ThreadWriters
                 {
                     throw new IllegalStateException("writers not ready after " + WAIT_SECONDS + " s");
                 }
+                MultiWriter.awaitQuietCompiler(); // compilations left from the warm-up would take a core from a writer
                 go.countDown();
                 for (final Thread worker : workers)
                 {
