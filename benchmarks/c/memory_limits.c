@@ -17,6 +17,16 @@
  *       64-byte lines in one random cycle (every line once), L loads per pass (default 4,000,000), 3
  *       passes; prints the median pass per load. The insert's duplicate probe is one such read in the
  *       hash (16 MB at 1M entries).
+ *   memory_limits insert MB [--work W] [--passes P]
+ *       What one insert's memory traffic costs without shmav's code: for each of 1M inserts, CAS one
+ *       8-byte bucket at a random place in a hash area of MB megabytes of /dev/shm (MB 0: no hash), CAS
+ *       the state word of the next 64-byte slot from FREE to CLAIMED, write 16 address bytes, store
+ *       map_addr[i] (release), CAS the state to VALID; plus W dependency-free ALU operations per insert
+ *       (default 0), standing in for the rest of an insert's instructions, which fill the processor's
+ *       window. The bucket's place comes from a generator, not from loaded values, as a hash comes from
+ *       the address bytes: a core may overlap one insert's miss with the next one's when they are close
+ *       enough. P passes (default 5) over fresh slots; prints the median pass per insert. Comparing MB
+ *       sizes at one W says what the random bucket costs while the inserts stream through the slots.
  *
  * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
  * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
@@ -189,27 +199,83 @@ static int latency(long megabytes, long loads)
     return 0;
 }
 
+/* Dependency-free work: four independent chains of adds, one add each per step. */
+#define WORK4(a, b, c, d) __asm__ __volatile__("add $1,%0\n\tadd $1,%1\n\tadd $1,%2\n\tadd $1,%3" \
+    : "+r"(a), "+r"(b), "+r"(c), "+r"(d))
+
+static int insert(long megabytes, long work, long passes)
+{
+    const long n = 1000000;
+    const size_t buckets = ((size_t)megabytes << 20) / 8;
+    uint64_t *hash = buckets ? (uint64_t *)map_shm(buckets * 8) : NULL;
+    if (hash) memset(hash, 0, buckets * 8); /* pages present before the timing, as in an AV */
+    unsigned char *slots = map_shm((size_t)n * 64);
+    uint64_t *map = (uint64_t *)map_shm((size_t)n * 8);
+    double *per_pass = calloc((size_t)passes, sizeof *per_pass);
+    uint64_t x = 88172645463325252ull, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    unsigned char address[ADDR_BYTES];
+    for (long p = 0; p < passes; p++) {
+        memset(slots, 0, (size_t)n * 64);            /* every slot FREE(0) again */
+        memset(map, 0xFF, (size_t)n * 8);            /* every map_addr all ones */
+        const double t0 = now_ns();
+        for (long i = 0; i < n; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            for (long k = 0; k < work / 4; k++) WORK4(w0, w1, w2, w3);
+            if (buckets) {
+                uint64_t *b = &hash[(uint64_t)(((unsigned __int128)x * buckets) >> 64)]; /* x scaled to [0, buckets) */
+                uint64_t v = __atomic_load_n(b, __ATOMIC_SEQ_CST);
+                __atomic_compare_exchange_n(b, &v, v + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            }
+            uint64_t *state = (uint64_t *)(slots + (size_t)i * 64);
+            uint64_t free_word = 0;
+            __atomic_compare_exchange_n(state, &free_word, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            fill_address(address, i);
+            memcpy(slots + (size_t)i * 64 + 32, address, ADDR_BYTES);
+            __atomic_store_n(&map[i], (uint64_t)i, __ATOMIC_RELEASE);
+            uint64_t claimed = 1;
+            __atomic_compare_exchange_n(state, &claimed, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST,
+                __ATOMIC_SEQ_CST);
+        }
+        per_pass[p] = (now_ns() - t0) / (double)n;
+    }
+    sink = w0 + w1 + w2 + w3 + map[n - 1];
+    printf("# 1M inserts: random bucket CAS in %ld MB, 64-byte slots and map_addr in order, %ld operations of other "
+        "work each, %ld passes\n", buckets ? megabytes : 0, work, passes);
+    printf("result insert_model_%ldmb_w%ld %.2f ns/op\n", buckets ? megabytes : 0, work, median(per_pass, (size_t)passes));
+    if (hash) munmap(hash, buckets * 8);
+    munmap(slots, (size_t)n * 64);
+    munmap(map, (size_t)n * 8);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] | bandwidth MB [--passes P] | latency MB [--loads L]\n",
+        fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] | bandwidth MB [--passes P] | latency MB [--loads L] | "
+            "insert MB [--work W] [--passes P]\n",
             argv[0]);
         return 2;
     }
     const char *mode = argv[1];
     const long size = atol(argv[2]);
     const int first_option = strcmp(mode, "lookup") ? 3 : 4;
-    if (size <= 0 || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
-    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000;
+    const long least = strcmp(mode, "insert") ? 1 : 0; /* insert 0: no hash at all */
+    if (size < least || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
+    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0;
     for (int a = first_option; a < argc; a++) {
         if (!strcmp(argv[a], "--passes") && a + 1 < argc) passes = atol(argv[++a]);
         else if (!strcmp(argv[a], "--loads") && a + 1 < argc) loads = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--work") && a + 1 < argc) work = atol(argv[++a]);
         else { fprintf(stderr, "unknown option %s\n", argv[a]); return 2; }
     }
-    if (passes <= 0 || loads <= 0) { fprintf(stderr, "--passes and --loads must be positive\n"); return 2; }
+    if (passes <= 0 || loads <= 0 || work < 0) {
+        fprintf(stderr, "--passes and --loads must be positive, --work at least 0\n");
+        return 2;
+    }
     if (!strcmp(mode, "lookup")) return lookup(size, atoi(argv[3]), passes);
     if (!strcmp(mode, "bandwidth")) return bandwidth(size, passes);
     if (!strcmp(mode, "latency")) return latency(size, loads);
+    if (!strcmp(mode, "insert")) return insert(size, work, passes);
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
 }

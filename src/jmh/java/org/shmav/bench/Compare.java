@@ -98,12 +98,15 @@ public final class Compare
 
     /**
      * The memory system of this host, before anything else runs: streaming bandwidth of one core and the
-     * latency of a dependent random read in a mapping the size of the hash of a 1M-entry AV.
+     * latency of a dependent random read in a mapping the size of the hash of a 1M-entry AV, and what a
+     * random bucket CAS adds to a model of one insert's memory traffic.
      */
     private Map<String, Double> measureMemory() throws Exception
     {
         commands.add(Peers.show(peers.bandwidthCommand()) + "   (once, before the rounds)");
         commands.add(Peers.show(peers.latencyCommand()) + "   (once, before the rounds)");
+        commands.add(Peers.show(peers.insertModelCommand(Peers.RANDOM_MB)).replace(" " + Peers.RANDOM_MB + " ", " MB ") +
+            "   (MB = 0, 2, " + Peers.RANDOM_MB + "; once, before the rounds)");
         final Map<String, Double> memory = peers.memory();
         memory.forEach((k, v) -> results.put(k, v, 1, Double.NaN));
         return memory;

@@ -100,6 +100,28 @@ final class Machine
      * Hardware and software versions, as label -> text, with the memory figures measured by
      * benchmarks/c/memory_limits.c ({@link Peers#memory()}).
      */
+    /**
+     * What memory_limits insert measured: ns per modelled insert without a hash, and what a random
+     * bucket CAS adds at each hash size.
+     */
+    private static String insertModel(final Map<String, Double> memory)
+    {
+        final String w = "_w" + Peers.INSERT_MODEL_WORK;
+        final double none = memory.getOrDefault("memory.insert_model_0mb" + w, Double.NaN);
+        final StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%.1f ns per insert without a hash", none));
+        for (final int mb : Peers.INSERT_MODEL_MB)
+        {
+            if (mb > 0)
+            {
+                final double with = memory.getOrDefault("memory.insert_model_" + mb + "mb" + w, Double.NaN);
+                text.append(String.format(Locale.ROOT, "; %.1f with a random bucket CAS in %d MB (+%.1f)", with, mb, with - none));
+            }
+        }
+        return text.append(" (memory_limits insert MB --work ").append(Peers.INSERT_MODEL_WORK)
+            .append(": per insert, the CASes and stores of a slot and map_addr in order, ").append(Peers.INSERT_MODEL_WORK)
+            .append(" operations of other work, and a CAS of a bucket at a random place; see profiles.md)").toString();
+    }
+
     static Map<String, String> describe(final Path harness, final Path limits, final Map<String, Double> memory)
     {
         final Map<String, String> m = new LinkedHashMap<>();
@@ -114,6 +136,7 @@ final class Machine
             "%.1f ns per dependent read of a 64-byte line at a random place in a %d MB /dev/shm mapping, the size of "
                 + "the hash of a 1M-entry AV (memory_limits latency)",
             memory.getOrDefault("memory.random_read_16mb", Double.NaN), Peers.RANDOM_MB));
+        m.put("Insert model (measured now)", insertModel(memory));
         m.put("Transparent huge pages for /dev/shm (shmem_enabled)",
             read(Path.of("/sys/kernel/mm/transparent_hugepage/shmem_enabled")));
         m.put("Memory given back to a hypervisor", memoryGivenBack());

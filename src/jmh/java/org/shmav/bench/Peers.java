@@ -39,6 +39,10 @@ final class Peers
     static final int STREAM_MB = 256;
     /** Megabytes of the random-read latency mapping: the size of the hash of a named AV of 1M entries. */
     static final int RANDOM_MB = 16;
+    /** Hash sizes of the insert model: none, one that fits this host's L2, a 1M-entry AV's. */
+    static final int[] INSERT_MODEL_MB = {0, 2, RANDOM_MB};
+    /** Operations of other work per modelled insert: with 400, the 16 MB model comes near shmav's insert. */
+    static final int INSERT_MODEL_WORK = 400;
 
     private final Path harness;
     private final Path limits;
@@ -76,7 +80,21 @@ final class Peers
     {
         final Map<String, Double> figures = new LinkedHashMap<>(prefixed("memory", exec(bandwidthCommand())));
         figures.putAll(prefixed("memory", exec(latencyCommand())));
+        for (final int mb : INSERT_MODEL_MB)
+        {
+            figures.putAll(prefixed("memory", exec(insertModelCommand(mb))));
+        }
         return figures;
+    }
+
+    /**
+     * One insert's memory traffic without shmav's code (memory_limits insert): a random bucket CAS in
+     * {@code mb} MB (0: none), the slot and map_addr written in order, {@value #INSERT_MODEL_WORK}
+     * operations of other work per insert; "memory.insert_model_{mb}mb_w{work}" in ns.
+     */
+    List<String> insertModelCommand(final int mb)
+    {
+        return List.of(limits.toString(), "insert", Integer.toString(mb), "--work", Integer.toString(INSERT_MODEL_WORK));
     }
 
     List<String> bandwidthCommand()
