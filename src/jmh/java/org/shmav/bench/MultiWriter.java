@@ -171,8 +171,8 @@ public final class MultiWriter
             }
             if (!check.startsWith("FAILED"))
             {
-                check = (separate ? writers + " AVs" : "the AV") + " of each of " + ROUNDS + " rounds, " +
-                    (separate ? "each " : "") + check;
+                check = (separate && writers > 1 ? writers + " AVs" : "the AV") + " of each of " + ROUNDS + " rounds, " +
+                    (separate && writers > 1 ? "each " : "") + check;
             }
             return new Result(writers, perWriter, batch, perSecond[ROUNDS - 1], perSecond[0], !check.startsWith("FAILED"),
                 check);
