@@ -97,10 +97,6 @@ final class Machine
     }
 
     /**
-     * Hardware and software versions, as label -> text, with the memory figures measured by
-     * benchmarks/c/memory_limits.c ({@link Peers#memory()}).
-     */
-    /**
      * What memory_limits insert measured: ns per modelled insert without a hash, and what a random
      * bucket CAS adds at each hash size.
      */
@@ -122,6 +118,10 @@ final class Machine
             .append(" operations of other work, and a CAS of a bucket at a random place; see profiles.md)").toString();
     }
 
+    /**
+     * Hardware and software versions, as label -> text, with the memory figures measured by
+     * benchmarks/c/memory_limits.c ({@link Peers#memory()}).
+     */
     static Map<String, String> describe(final Path harness, final Path limits, final Map<String, Double> memory)
     {
         final Map<String, String> m = new LinkedHashMap<>();

@@ -39,7 +39,7 @@ final class Peers
     static final int STREAM_MB = 256;
     /** Megabytes of the random-read latency mapping: the size of the hash of a named AV of 1M entries. */
     static final int RANDOM_MB = 16;
-    /** Hash sizes of the insert model: none, one that fits this host's L2, a 1M-entry AV's. */
+    /** Hash sizes of the insert model: none, about an L2's (2 MiB a core here), a 1M-entry AV's. */
     static final int[] INSERT_MODEL_MB = {0, 2, RANDOM_MB};
     /** Operations of other work per modelled insert: with 400, the 16 MB model comes near shmav's insert. */
     static final int INSERT_MODEL_WORK = 400;
