@@ -6,9 +6,11 @@ import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import org.openjdk.jmh.runner.options.TimeValue;
 
@@ -105,8 +107,9 @@ public final class Compare
     {
         commands.add(Peers.show(peers.bandwidthCommand()) + "   (once, before the rounds)");
         commands.add(Peers.show(peers.latencyCommand()) + "   (once, before the rounds)");
-        commands.add(Peers.show(peers.insertModelCommand(Peers.RANDOM_MB)).replace(" " + Peers.RANDOM_MB + " ", " MB ") +
-            "   (MB = 0, 2, " + Peers.RANDOM_MB + "; once, before the rounds)");
+        commands.add(Peers.show(peers.insertModelCommand("MB")) + "   (MB = " +
+            Arrays.stream(Peers.INSERT_MODEL_MB).mapToObj(Integer::toString).collect(Collectors.joining(", ")) +
+            "; once, before the rounds)");
         final Map<String, Double> memory = peers.memory();
         memory.forEach((k, v) -> results.put(k, v, 1, Double.NaN));
         return memory;

@@ -82,19 +82,19 @@ final class Peers
         figures.putAll(prefixed("memory", exec(latencyCommand())));
         for (final int mb : INSERT_MODEL_MB)
         {
-            figures.putAll(prefixed("memory", exec(insertModelCommand(mb))));
+            figures.putAll(prefixed("memory", exec(insertModelCommand(Integer.toString(mb)))));
         }
         return figures;
     }
 
     /**
      * One insert's memory traffic without shmav's code (memory_limits insert): a random bucket CAS in
-     * {@code mb} MB (0: none), the slot and map_addr written in order, {@value #INSERT_MODEL_WORK}
-     * operations of other work per insert; "memory.insert_model_{mb}mb_w{work}" in ns.
+     * {@code mb} MB (0: none; "MB" for the page's command list), the slot and map_addr written in order,
+     * {@value #INSERT_MODEL_WORK} operations of other work per insert; "memory.insert_model_{mb}mb_w{work}" in ns.
      */
-    List<String> insertModelCommand(final int mb)
+    List<String> insertModelCommand(final String mb)
     {
-        return List.of(limits.toString(), "insert", Integer.toString(mb), "--work", Integer.toString(INSERT_MODEL_WORK));
+        return List.of(limits.toString(), "insert", mb, "--work", Integer.toString(INSERT_MODEL_WORK));
     }
 
     List<String> bandwidthCommand()
