@@ -1,0 +1,54 @@
+package org.shmav.store;
+
+import java.time.Duration;
+
+import org.shmav.FabricException;
+
+/**
+ * A launcher's own job-wide key-value store (Hydra's PMI-1, Slurm's PMI-2, PMIx under Open MPI,
+ * Slurm or PRRTE): the way a rank's address reaches the ranks on other nodes. shmav runs no server of
+ * its own; each rank publishes, every rank takes part in one exchange, then any rank fetches any
+ * rank's value.
+ *
+ * <p>Errors are {@link FabricException}s whose message names the launcher ({@link #describe()}) and,
+ * for a missing value, the rank.
+ */
+public interface JobStore extends AutoCloseable
+{
+    /** The launcher and the store's protocol, for messages, e.g. {@code MPICH Hydra (PMI-1 over PMI_FD)}. */
+    String describe();
+
+    /** This process's rank in the job, as the store numbers it. */
+    int rank();
+
+    /** The number of ranks in the job. */
+    int size();
+
+    /**
+     * Puts this rank's {@code value} under {@code key}; the other ranks see it after {@link #exchange}.
+     *
+     * @param key   a short ASCII key without spaces or '='
+     * @param value a short printable ASCII value without spaces
+     */
+    void publish(String key, String value);
+
+    /**
+     * Commits what this rank published and waits until every rank of the job has (a fence or barrier).
+     * Every rank calls it once, after its publishes.
+     *
+     * @param timeout how long to wait for the other ranks; FI_ETIMEDOUT after it
+     */
+    void exchange(Duration timeout);
+
+    /**
+     * Rank {@code rank}'s value under {@code key}, as published before the exchange.
+     *
+     * @throws FabricException FI_ENODATA naming the rank when the store has no such value,
+     *                         FI_ETIMEDOUT when the store does not answer within {@code timeout}
+     */
+    String fetch(int rank, String key, Duration timeout);
+
+    /** Leaves the store (finalize); idempotent, never throws. */
+    @Override
+    void close();
+}
