@@ -15,13 +15,25 @@ import org.shmav.FabricException;
  */
 public interface JobStore extends AutoCloseable
 {
-    /** The launcher and the store's protocol, for messages, e.g. {@code MPICH Hydra (PMI-1 over PMI_FD)}. */
+    /**
+     * The launcher and the store's protocol, for messages.
+     *
+     * @return e.g. {@code MPICH Hydra (PMI-1 over PMI_FD)}
+     */
     String describe();
 
-    /** This process's rank in the job, as the store numbers it. */
+    /**
+     * This process's rank in the job.
+     *
+     * @return the rank as the store numbers it, 0 .. size-1
+     */
     int rank();
 
-    /** The number of ranks in the job. */
+    /**
+     * The job's size.
+     *
+     * @return the number of ranks in the job
+     */
     int size();
 
     /**
@@ -43,6 +55,10 @@ public interface JobStore extends AutoCloseable
     /**
      * Rank {@code rank}'s value under {@code key}, as published before the exchange.
      *
+     * @param rank    the rank whose value is wanted
+     * @param key     the key it published under
+     * @param timeout how long to wait for the store's answer
+     * @return the value
      * @throws FabricException FI_ENODATA naming the rank when the store has no such value,
      *                         FI_ETIMEDOUT when the store does not answer within {@code timeout}
      */
