@@ -89,7 +89,7 @@ final class RmCommand extends AvCommand implements Callable<Integer>
         else
         {
             out().println("removed AV '" + name + "' (" + file + (s == null ? "; it could not be read: " + damage
-                : ", " + s.count() + " entries") + ")");
+                : ", " + s.count() + (s.count() == 1 ? " entry" : " entries")) + ")");
         }
         return ExitCode.OK.code;
     }
