@@ -49,7 +49,7 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--group", description = "file mode 0660 instead of 0600, for processes of the same group")
     private boolean groupAccess;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     @Override

@@ -60,7 +60,7 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
     @Option(names = {"-q", "--quiet"}, description = "print only the failures and the summary")
     private boolean quiet;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     /** One address to insert: where it came from ("line 3", or null for an argument) and its text. */

@@ -21,7 +21,7 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
     @Parameters(paramLabel = "NAME", description = "the AV's name")
     private String name;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     @Override

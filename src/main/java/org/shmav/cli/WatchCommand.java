@@ -43,7 +43,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--interval", paramLabel = "MS", description = "poll every MS milliseconds (default: ${DEFAULT-VALUE})")
     private long intervalMillis = 50;
 
-    @Option(names = "--json", description = "print one JSON object per event and line (schema in the README)")
+    @Option(names = "--json", description = "print one JSON object per event and line (schema in docs/cli.md)")
     private boolean json;
 
     private final Map<Long, AvSnapshot.Entry> seen = new HashMap<>();
