@@ -80,7 +80,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         }
         else
         {
-            out().printf("watching AV '%s': %d entries, change counter %d%s%n", name, seen.size(), changes,
+            out().printf("watching AV '%s': %s, change counter %d%s%n", name, Text.count(seen.size(), "entry", "entries"), changes,
                 durationSeconds > 0 ? ", for " + durationSeconds + " s" : "; Ctrl-C stops");
         }
         out().flush();

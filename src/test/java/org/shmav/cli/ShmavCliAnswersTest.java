@@ -104,4 +104,28 @@ class ShmavCliAnswersTest
         assertEquals("removed AV 'one' (" + dir.resolve("one") + ", 1 entry)\n", rm.out());
         assertFalse(rm.out().contains("1 entries"), rm.out());
     }
+
+    @Test
+    void shouldCountOneOfAnythingInTheSingular()
+    {
+        assertEquals(0, shmav("create", "single", "--dir", dir.toString(), "--count", "1", "--max-count", "1").code());
+        assertEquals(0, shmav("insert", "single", "--dir", dir.toString(), "10.0.0.1:5000").code());
+        final Run watch = shmav("watch", "single", "--dir", dir.toString(), "--duration", "0.1");
+        assertEquals(0, watch.code(), watch.err());
+        assertEquals("watching AV 'single': 1 entry, change counter 1, for 0.1 s", watch.out().lines().findFirst().orElseThrow());
+        final Run show = shmav("show", "single", "--dir", dir.toString());
+        assertTrue(show.out().contains("segments 1 (created with 1 slot, grows to at most 1)"), show.out());
+        assertTrue(show.out().contains(", 1 change\n"), show.out());
+        assertEquals(0, shmav("create", "pair", "--dir", dir.toString(), "--count", "2").code());
+        assertEquals(0, shmav("insert", "pair", "--dir", dir.toString(), "10.0.0.1:5000", "10.0.0.2:5000").code());
+        final Run dump = shmav("dump", "pair", "--dir", dir.toString(), "--limit", "1");
+        assertTrue(dump.out().endsWith("# ... 1 more used slot (--limit)\n"), dump.out());
+        final Run full = shmav("insert", "single", "--dir", dir.toString(), "10.0.0.2:5000");
+        assertEquals(10, full.code(), full.err());
+        assertTrue(full.err().contains("it holds 1 entry and may not grow further"), full.err());
+        for (final Run run : List.of(watch, show, dump, full))
+        {
+            assertFalse((run.out() + run.err()).matches("(?s).*\\b1 (entries|slots|changes|groups)\\b.*"), run.out() + run.err());
+        }
+    }
 }
