@@ -33,7 +33,7 @@ import picocli.CommandLine.Parameters;
         "1-255:the status of the first rank that failed, as mpirun (the message names the rank)",
         "2:usage error",
         "124:--timeout passed; every rank was stopped",
-        "125:the job could not be set up (e.g. the AV exists already, the directory cannot be created)",
+        "125:the job could not be set up (the AV exists already, a bad name, a directory that cannot be created)",
         "127:COMMAND could not be started",
         "130, 143:avrun itself was interrupted (SIGINT, SIGTERM); the ranks were stopped, their output shown"},
     footerHeading = "%nExamples:%n",
