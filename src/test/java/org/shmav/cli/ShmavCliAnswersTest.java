@@ -70,6 +70,14 @@ class ShmavCliAnswersTest
             "that"), max.err());
         assertFalse(huge.err().contains("268435456") || max.err().contains("268435456"), "one limit, not two");
 
+        // create --help states the same limits the refusals name (one statement, not two)
+        final String help = shmav("create", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("At most 16777216 (in, in6) or 8388608 (str)"), help);
+        assertTrue(help.contains("at most 14911168 (in, in6) or 8052394 (str) when created with N=4"), help);
+        final Run str4 = shmav("create", "big", "--dir", dir.toString(), "--count", "4", "--max-count", "999999999",
+            "--format", "str");
+        assertTrue(str4.errLines().get(0).contains("at most 8052394 for count=4 (FI_ADDR_STR)"), str4.err());
+
         final Run negative = shmav("create", "big", "--dir", dir.toString(), "--count", "-1");
         assertEquals(List.of("shmav create: count=-1 is negative: use 0 (the default) or a positive count",
             TRY_CREATE_HELP), negative.errLines());
