@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.shmav.av.DomainImpl;
+import org.shmav.av.HumanDuration;
 
 /**
  * A resource domain ({@code fi_domain}): the address format and options its AVs share, and the factory
@@ -162,7 +163,7 @@ public final class Domain implements AutoCloseable
                 if (left <= 0)
                 {
                     throw new FabricException("fi_av_open", FiErrno.ETIMEDOUT, "named AV '" + attr.name() +
-                        "' was not created in " + impl.attr().shmDirectory() + " within " + timeout +
+                        "' was not created in " + impl.attr().shmDirectory() + " within " + HumanDuration.of(timeout) +
                         ": start the process that creates it, or wait longer", e);
                 }
                 sleep(Math.min(sleepMillis, TimeUnit.NANOSECONDS.toMillis(left) + 1), attr.name());

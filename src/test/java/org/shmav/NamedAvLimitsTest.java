@@ -63,8 +63,8 @@ class NamedAvLimitsTest
     @Test
     void shouldRefuseAMaxCountOutsideTheRange() throws IOException
     {
-        assertRefused(4, -1, "maxCount=-1 must be 0 (the default, 4194304) or 1..268435456");
-        assertRefused(4, (1L << 28) + 1, "maxCount=268435457 must be 0 (the default, 4194304) or 1..268435456");
+        assertRefused(4, -1, "maxCount=-1 is negative: use 0 (the default, 4194304) or a positive maxCount");
+        assertRefused(4, (1L << 28) + 1, "maxCount=268435457 with count=4 needs over a ");
     }
 
     /** A growing AV's file holds every segment's two hash areas: 14,911,168 is the largest a count of 4 reaches in 2^31 - 1 bytes. */

@@ -26,9 +26,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's two examples, exactly as the README shows them: each java block is compiled on its own
+ * The README's quick start and the Java API page's example (docs/java-api.md), exactly as the pages
+ * show them: each java block is compiled on its own
  * (with -Xlint:all -Werror, against the test classpath) and its main method is run, and the test checks
- * what it printed. A README example that does not compile, or prints something else, fails here.
+ * what it printed. An example that does not compile, or prints something else, fails here.
  */
 class ReadmeExampleTest
 {
@@ -54,7 +55,7 @@ class ReadmeExampleTest
     @Test
     void shouldCompileAndRunTheQuickStart() throws Exception
     {
-        final List<String> out = run("QuickStart");
+        final List<String> out = run("README.md", "QuickStart");
         assertEquals(List.of("2 inserted at 0, 1", "fi_sockaddr_in://10.0.0.2:5000", "another opener sees it at 1"), out);
         assertFalse(Files.exists(dir.resolve("quickstart")), "the example unlinks its AV");
     }
@@ -62,7 +63,7 @@ class ReadmeExampleTest
     @Test
     void shouldCompileAndRunTheJavaConveniencesExample() throws Exception
     {
-        final List<String> out = run("JavaApiExample");
+        final List<String> out = run("docs/java-api.md", "JavaApiExample");
         assertEquals(List.of(
             "10.0.0.1 at 0",
             "InsertResult{inserted=2 of 3, failures=[[1] FI_EADDRNOTAVAIL]}",
@@ -78,10 +79,10 @@ class ReadmeExampleTest
         assertFalse(Files.exists(dir.resolve("peers")), "the example unlinks its AV");
     }
 
-    /** Compiles the README's java block declaring {@code className} and runs its main; returns the lines it printed. */
-    private List<String> run(final String className) throws Exception
+    /** Compiles {@code page}'s java block declaring {@code className} and runs its main; returns the lines it printed. */
+    private List<String> run(final String page, final String className) throws Exception
     {
-        final String source = javaBlock(Files.readString(Path.of("README.md")), className);
+        final String source = javaBlock(Files.readString(Path.of(page)), className);
         final Path file = classes.resolve(className + ".java");
         Files.writeString(file, source);
         final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
@@ -90,7 +91,7 @@ class ReadmeExampleTest
         final boolean compiled = javac.getTask(diagnostics, null, d -> diagnostics.append(d.toString()).append('\n'), List.of("-Xlint:all", "-Werror",
             "-classpath", System.getProperty("java.class.path"), "-d", classes.toString()), null,
             javac.getStandardFileManager(null, null, StandardCharsets.UTF_8).getJavaFileObjects(file)).call();
-        assertTrue(compiled, "README's " + className + " does not compile as written:\n" + diagnostics);
+        assertTrue(compiled, page + "'s " + className + " does not compile as written:\n" + diagnostics);
 
         final PrintStream stdout = System.out;
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -118,6 +119,6 @@ class ReadmeExampleTest
                 return m.group(1);
             }
         }
-        throw new AssertionError("README.md has no java block declaring public class " + className);
+        throw new AssertionError("the page has no java block declaring public class " + className);
     }
 }

@@ -73,9 +73,16 @@ final class AvCallChecks
         {
             throw invalid("fi_av_open", "rxCtxBits=" + attr.rxCtxBits() + " must be 0.." + AddressVectorImpl.MAX_RX_CTX_BITS);
         }
-        if (attr.count() < 0 || attr.count() > AvFileDescriptor.MAX_CAPACITY)
+        if (attr.count() < 0)
         {
-            throw invalid("fi_av_open", "count=" + attr.count() + " must be 0.." + AvFileDescriptor.MAX_CAPACITY);
+            throw invalid("fi_av_open", "count=" + attr.count() + " is negative: use 0 (the default) or a positive count");
+        }
+        // A named AV's limit is its file's (NamedAvSize names the largest count that fits); only a private AV
+        // is bounded by the slot limit itself.
+        if (attr.name() == null && attr.count() > AvFileDescriptor.MAX_CAPACITY)
+        {
+            throw invalid("fi_av_open", "count=" + attr.count() + " is more than a private AV can hold: at most " +
+                AvFileDescriptor.MAX_CAPACITY + " entries; use a count up to that");
         }
         if (attr.epPerNode() < 0)
         {

@@ -108,8 +108,10 @@ final class NamedAvOpener
         final String name = attr.name();
         if (layout.addrFormat() != domain.addrFormat())
         {
-            throw invalid("named AV '" + name + "' holds " + layout.addrFormat().fiName() +
-                " addresses: caller=" + domain.addrFormat().fiName() + " file=" + layout.addrFormat().fiName());
+            throw invalid("named AV '" + name + "' holds " + layout.addrFormat().fiName() + " addresses, and this " +
+                "domain's are " + domain.addrFormat().fiName() + " (caller=" + domain.addrFormat().fiName() + " file=" +
+                layout.addrFormat().fiName() + "): open it from a domain of DomainAttr.builder().addrFormat(AddrFormat." +
+                layout.addrFormat().name() + "), or give this AV another name");
         }
         if (requestedType != AvType.UNSPEC && requestedType != layout.avType())
         {

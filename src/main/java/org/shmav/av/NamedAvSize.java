@@ -32,16 +32,23 @@ final class NamedAvSize
     /**
      * The layout of a new named AV for {@code attr}: segment 0 of {@code count} slots (0: 1024, or the
      * maxCount when smaller), growing to {@code maxCount} (0: {@link AvAttr#DEFAULT_MAX_COUNT}, or the
-     * count when larger). FI_EINVAL for a count or maxCount outside 0..2^28, a count above the maxCount,
-     * or an AV whose file at its maxCount would pass {@code MAX_FILE_LENGTH}; each message names the
-     * largest value that fits.
+     * count when larger). FI_EINVAL for a negative count or maxCount, a count above the maxCount, or an
+     * AV whose file at its count or its maxCount would pass {@code MAX_FILE_LENGTH}, however far past:
+     * each message names the largest value that fits (one statement of the limits, as shmav create
+     * reports them).
      */
     static AvLayout layout(final DomainAttr domain, final AvAttr attr)
     {
-        if (attr.maxCount() < 0 || attr.maxCount() > MAX_CAPACITY)
+        // One statement of the limits: whatever a count or maxCount asks past them, the answer is the file
+        // length it would need and the largest that fits (the MAX_CAPACITY bound is never the tighter one).
+        if (attr.count() < 0)
         {
-            throw invalid("maxCount=" + attr.maxCount() + " must be 0 (the default, " + AvAttr.DEFAULT_MAX_COUNT +
-                ") or 1.." + MAX_CAPACITY);
+            throw invalid("count=" + attr.count() + " is negative: use 0 (the default) or a positive count");
+        }
+        if (attr.maxCount() < 0)
+        {
+            throw invalid("maxCount=" + attr.maxCount() + " is negative: use 0 (the default, " + AvAttr.DEFAULT_MAX_COUNT +
+                ") or a positive maxCount");
         }
         if (attr.maxCount() != 0 && attr.count() > attr.maxCount())
         {
@@ -51,22 +58,25 @@ final class NamedAvSize
         final long count = attr.count() != 0 ? attr.count()
             : Math.min(DEFAULT_COUNT, attr.maxCount() != 0 ? attr.maxCount() : AvAttr.DEFAULT_MAX_COUNT);
         final long max = attr.maxCount() != 0 ? attr.maxCount() : Math.max(AvAttr.DEFAULT_MAX_COUNT, count);
-        final AvLayout first = compute(domain, attr, count);
-        if (first.fileLength() > MAX_FILE_LENGTH)
+        final AvLayout first = count <= MAX_CAPACITY ? compute(domain, attr, count) : null;
+        if (first == null || first.fileLength() > MAX_FILE_LENGTH)
         {
-            final long largest = largest(1, count, c -> compute(domain, attr, c).fileLength() <= MAX_FILE_LENGTH);
-            throw invalid("count=" + count + " needs a " + first.fileLength() + "-byte file, more than the " +
+            final long top = Math.min(count, MAX_CAPACITY);
+            final long largest = largest(1, top, c -> compute(domain, attr, c).fileLength() <= MAX_FILE_LENGTH);
+            throw invalid("count=" + count + " needs " + fileLength(domain, attr, count) + "-byte file, more than the " +
                 MAX_FILE_LENGTH + " bytes a named AV's file may have: at most " + largest + " entries of " +
-                domain.addrFormat().fiName());
+                domain.addrFormat().fiName() + "; use a count up to that");
         }
         final AvLayout layout = first.growingTo(max);
-        final long full = layout.full().fileLength();
-        if (full > MAX_FILE_LENGTH)
+        final String full = max <= MAX_CAPACITY ? "a " + layout.full().fileLength()
+            : "over a " + first.growingTo(MAX_CAPACITY).full().fileLength();
+        if (max > MAX_CAPACITY || layout.full().fileLength() > MAX_FILE_LENGTH)
         {
-            final long largest = largest(count, max, m -> first.growingTo(m).full().fileLength() <= MAX_FILE_LENGTH);
-            throw invalid("maxCount=" + max + " with count=" + count + " needs a " + full + "-byte file once full, " +
+            final long top = Math.min(max, MAX_CAPACITY);
+            final long largest = largest(count, top, m -> first.growingTo(m).full().fileLength() <= MAX_FILE_LENGTH);
+            throw invalid("maxCount=" + max + " with count=" + count + " needs " + full + "-byte file once full, " +
                 "more than the " + MAX_FILE_LENGTH + " bytes a named AV's file may have: at most " + largest +
-                " for count=" + count + " (" + domain.addrFormat().fiName() + ")");
+                " for count=" + count + " (" + domain.addrFormat().fiName() + "); use a maxCount up to that");
         }
         return layout;
     }
@@ -94,6 +104,13 @@ final class NamedAvSize
                 free + " bytes free: use a smaller count, or free space there (df -h " + file.getParent() +
                 "; 'shmav gc' removes dead jobs' AVs)");
         }
+    }
+
+    /** "a N" for the file {@code count} slots need; past {@code MAX_CAPACITY}, "over a N" with N the largest layout's. */
+    private static String fileLength(final DomainAttr domain, final AvAttr attr, final long count)
+    {
+        return count <= MAX_CAPACITY ? "a " + compute(domain, attr, count).fileLength()
+            : "over a " + compute(domain, attr, MAX_CAPACITY).fileLength();
     }
 
     private static AvLayout compute(final DomainAttr domain, final AvAttr attr, final long count)

@@ -64,8 +64,7 @@ final class AvDirectory
         catch (final IOException | UnsupportedOperationException e)
         {
             throw new CliException(e instanceof java.nio.file.AccessDeniedException ? ExitCode.PERMISSION : ExitCode.FAILED,
-                "directory " + dir + " (from " + source + ") does not exist and cannot be created (" + e + "); create " +
-                "it with: mkdir -p -m 0700 " + dir);
+                Answers.cannotCreateDirectory(dir, source, e instanceof IOException io ? io : new IOException(e.getMessage())));
         }
     }
 
@@ -83,7 +82,7 @@ final class AvDirectory
         }
         catch (final FabricException e)
         {
-            throw new CliException(ExitCode.BAD_NAME, "bad AV name: " + reason(e));
+            throw new CliException(ExitCode.BAD_NAME, Answers.badName(e));
         }
     }
 

@@ -126,8 +126,8 @@ final class AvHexDump
                 ? ", migrating to segment " + IndexWord.targetSegment(state) + " area " + IndexWord.targetArea(state) +
                     " by attacher " + IndexWord.migrator(state)
                 : ""))));
-        block(null, List.of(new Field(FREE_GROUPS_OFFSET, 8, "free-group marks (first word): " + markedGroups() +
-            " groups of " + (1L << layout.freeGroupShift()) + " slots marked as maybe holding a FREE slot")));
+        block(null, List.of(new Field(FREE_GROUPS_OFFSET, 8, "free-group marks (first word): " +
+            Text.count(markedGroups(), "group", "groups") + " of " + (1L << layout.freeGroupShift()) + " slots marked as maybe holding a FREE slot")));
         for (int k = 0; k < layout.segments(); k++)
         {
             final int seg = segmentOffset(k);
@@ -195,7 +195,7 @@ final class AvHexDump
         }
         if (more > 0 && sections == null)
         {
-            text.append("# ... ").append(more).append(" more used slots (--limit)\n");
+            text.append("# ... ").append(more).append(more == 1 ? " more used slot" : " more used slots").append(" (--limit)\n");
         }
     }
 

@@ -30,11 +30,13 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     private String name;
 
     @Option(names = "--count", required = true, paramLabel = "N",
-        description = "entries it is created with (0: 1024, or M when smaller); it doubles when full, up to M")
+        description = "entries it is created with (0: 1024, or M when smaller); it doubles when full, up to M. At most " +
+            "16777216 (in, in6) or 8388608 (str): the file stays under 2 GiB")
     private long count;
 
     @Option(names = "--max-count", paramLabel = "M", description = "the most entries it may grow to, exactly " +
-        "(default: " + AvAttr.DEFAULT_MAX_COUNT + ", or N when larger); limits as in shm-layout.md, Limits")
+        "(default: " + AvAttr.DEFAULT_MAX_COUNT + ", or N when larger); at most 14911168 (in, in6) or 8052394 (str) " +
+        "when created with N=4; an answer past it names the largest for your N")
     private long maxCount;
 
     @Option(names = "--type", paramLabel = "TYPE", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
@@ -47,7 +49,7 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--group", description = "file mode 0660 instead of 0600, for processes of the same group")
     private boolean groupAccess;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     @Override

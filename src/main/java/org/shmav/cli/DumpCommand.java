@@ -21,7 +21,7 @@ final class DumpCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--limit", paramLabel = "N", description = "dump at most N used slots (default: ${DEFAULT-VALUE})")
     private int limit = 64;
 
-    @Option(names = "--json", description = "print the fields as JSON (schema in the README) instead of a hex dump")
+    @Option(names = "--json", description = "print the fields as JSON (schema in docs/cli.md) instead of a hex dump")
     private boolean json;
 
     @Override

@@ -42,7 +42,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         "before it may be removed (default: ${DEFAULT-VALUE})")
     private long graceSeconds = 60;
 
-    @Option(names = "--json", description = "print the report as JSON (schema in the README)")
+    @Option(names = "--json", description = "print the report as JSON (schema in docs/cli.md)")
     private boolean json;
 
     @Option(names = {"-n", "--dry-run"}, description = "report what would be done, change nothing")
@@ -130,8 +130,8 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         // A job file tells more than the time since the last join: whether the AV's job is over.
         if (!s.inUse() && job != null && job.over())
         {
-            if (remove(dir, s, dead + ", and its job " + job.job() + " is over: all " + job.joined() + " of its " +
-                "processes that joined are gone"))
+            if (remove(dir, s, dead + ", and its job " + job.job() + " is over: " + (job.joined() == 1
+                ? "its one process that joined is gone" : "all " + job.joined() + " of its processes that joined are gone")))
             {
                 removeJobFile(job.file(), "the job file of '" + s.name() + "', removed with it");
             }

@@ -60,7 +60,7 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
     @Option(names = {"-q", "--quiet"}, description = "print only the failures and the summary")
     private boolean quiet;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     /** One address to insert: where it came from ("line 3", or null for an argument) and its text. */
@@ -97,9 +97,9 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
             }
             if (report.full())
             {
-                err().printf("shmav insert: AV '%s' is full (it holds %d entries and may not grow further): remove " +
+                err().printf("shmav insert: AV '%s' is full (it holds %s and may not grow further): remove " +
                     "entries it no longer needs (%s), or free space in %s if its file system is full; then insert " +
-                    "again%n", name, av.count(), hint("remove " + name + " ADDR"), dir.path());
+                    "again%n", name, Text.count(av.count(), "entry", "entries"), hint("remove " + name + " ADDR"), dir.path());
                 return ExitCode.NO_SPACE.code;
             }
             return report.failed() == 0 ? ExitCode.OK.code : ExitCode.PARTIAL.code;

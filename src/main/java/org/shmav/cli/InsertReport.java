@@ -116,7 +116,7 @@ final class InsertReport
         return outcomes.stream().filter(o -> o.result() == result).count();
     }
 
-    /** The {@code insert --json} document (README, CLI: one schema per command). */
+    /** The {@code insert --json} document (docs/cli.md, JSON output: one schema per command). */
     Map<String, Object> toJson(final Path directory)
     {
         final Map<String, Object> m = new LinkedHashMap<>();

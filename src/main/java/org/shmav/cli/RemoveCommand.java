@@ -39,7 +39,7 @@ final class RemoveCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--fi-addr", paramLabel = "N", description = "the entry's fi_addr instead (0x... for a map AV)")
     private String fiAddrText;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     @Override

@@ -27,7 +27,7 @@ final class RmCommand extends AvCommand implements Callable<Integer>
     @Option(names = {"-f", "--force"}, description = "remove it even while live processes have it open")
     private boolean force;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     @Override
@@ -89,7 +89,7 @@ final class RmCommand extends AvCommand implements Callable<Integer>
         else
         {
             out().println("removed AV '" + name + "' (" + file + (s == null ? "; it could not be read: " + damage
-                : ", " + s.count() + " entries") + ")");
+                : ", " + s.count() + (s.count() == 1 ? " entry" : " entries")) + ")");
         }
         return ExitCode.OK.code;
     }

@@ -21,7 +21,7 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
     @Parameters(paramLabel = "NAME", description = "the AV's name")
     private String name;
 
-    @Option(names = "--json", description = "print JSON (schema in the README) instead of text")
+    @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
     @Override
@@ -47,11 +47,11 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
         out().printf("  type %s (%s), format %s (%s, %d bytes), capacity %d, count %d%n", s.typeName(),
             s.layout().avType().fiName(), s.formatName(), s.layout().addrFormat().fiName(), s.layout().addrLen(),
             s.layout().capacity(), s.count());
-        out().printf("  segments %d (created with %d slots, grows to at most %d)%n", s.layout().segments(),
-            s.layout().firstCapacity(), s.layout().maxCapacity());
-        out().printf("  layout %d.%d, %d bytes, created %s (%s ago) by pid %d, %d changes%s%n", s.version() >>> 16,
+        out().printf("  segments %d (created with %s, grows to at most %d)%n", s.layout().segments(),
+            Text.count(s.layout().firstCapacity(), "slot", "slots"), s.layout().maxCapacity());
+        out().printf("  layout %d.%d, %d bytes, created %s (%s ago) by pid %d, %s%s%n", s.version() >>> 16,
             s.version() & 0xFFFF, s.layout().fileLength(), Text.time(s.createdMillis()), Text.age(s.createdMillis(), now),
-            s.creatorPid(), s.changes(), s.layout().avType() == AvType.MAP ?
+            s.creatorPid(), Text.count(s.changes(), "change", "changes"), s.layout().avType() == AvType.MAP ?
                 String.format(", map_addr base 0x%x", s.mapAddrBase()) : "");
         out().printf("  attachers: %d live, %d dead%n", s.liveAttachers(), s.deadAttachers());
         final Text.Table attachers = new Text.Table("ENTRY", "PID", "PROCESS", "ATTACHED");

@@ -36,6 +36,12 @@ final class Text
         return s / 86400 + "d";
     }
 
+    /** {@code n} and the noun for it: "1 entry", "2 entries", "0 entries". */
+    static String count(final long n, final String one, final String many)
+    {
+        return n + " " + (n == 1 ? one : many);
+    }
+
     /** "81920" below 1 MiB, else "4.1M". */
     static String size(final long bytes)
     {

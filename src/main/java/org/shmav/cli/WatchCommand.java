@@ -43,7 +43,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--interval", paramLabel = "MS", description = "poll every MS milliseconds (default: ${DEFAULT-VALUE})")
     private long intervalMillis = 50;
 
-    @Option(names = "--json", description = "print one JSON object per event and line (schema in the README)")
+    @Option(names = "--json", description = "print one JSON object per event and line (schema in docs/cli.md)")
     private boolean json;
 
     private final Map<Long, AvSnapshot.Entry> seen = new HashMap<>();
@@ -80,7 +80,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         }
         else
         {
-            out().printf("watching AV '%s': %d entries, change counter %d%s%n", name, seen.size(), changes,
+            out().printf("watching AV '%s': %s, change counter %d%s%n", name, Text.count(seen.size(), "entry", "entries"), changes,
                 durationSeconds > 0 ? ", for " + durationSeconds + " s" : "; Ctrl-C stops");
         }
         out().flush();

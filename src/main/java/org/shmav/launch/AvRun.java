@@ -1,5 +1,7 @@
 package org.shmav.launch;
 
+import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +33,7 @@ import picocli.CommandLine.Parameters;
         "1-255:the status of the first rank that failed, as mpirun (the message names the rank)",
         "2:usage error",
         "124:--timeout passed; every rank was stopped",
-        "125:the job could not be set up (e.g. the AV exists already, the directory cannot be created)",
+        "125:the job could not be set up (the AV exists already, a bad name, a directory that cannot be created)",
         "127:COMMAND could not be started",
         "130, 143:avrun itself was interrupted (SIGINT, SIGTERM); the ranks were stopped, their output shown"},
     footerHeading = "%nExamples:%n",
@@ -51,7 +53,8 @@ public final class AvRun implements Callable<Integer>
         }
     }
 
-    @Option(names = {"-n", "--np"}, required = true, paramLabel = "N", description = "number of ranks")
+    @Option(names = {"-n", "-np", "--np"}, required = true, paramLabel = "N",
+        description = "number of ranks (-np as mpirun spells it)")
     private int size;
 
     @Option(names = "--name", paramLabel = "NAME", description = "name of the job's AV (default: avrun-<pid>)")
@@ -84,17 +87,33 @@ public final class AvRun implements Callable<Integer>
         System.exit(execute(args));
     }
 
+    private final PrintStream out;
+    private final PrintStream err;
+
+    private AvRun(final PrintStream out, final PrintStream err)
+    {
+        this.out = out;
+        this.err = err;
+    }
+
     /** Runs avrun with {@code args} and returns its exit status. */
     public static int execute(final String... args)
     {
-        return new CommandLine(new AvRun()).setStopAtPositional(true).setParameterExceptionHandler(AvRun::usageError)
-            .execute(args);
+        return execute(System.out, System.err, args);
+    }
+
+    /** Runs avrun with {@code args}, printing to {@code out} and {@code err}; returns its exit status. */
+    static int execute(final PrintStream out, final PrintStream err, final String... args)
+    {
+        final PrintWriter errWriter = new PrintWriter(err, true);
+        return new CommandLine(new AvRun(out, err)).setOut(new PrintWriter(out, true)).setErr(errWriter)
+            .setStopAtPositional(true).setParameterExceptionHandler(AvRun::usageError).execute(args);
     }
 
     /** A usage error: what is wrong and where the help is, not the whole help, which buries the one line that matters. */
     private static int usageError(final CommandLine.ParameterException e, final String[] args)
     {
-        final java.io.PrintWriter err = e.getCommandLine().getErr();
+        final PrintWriter err = e.getCommandLine().getErr();
         err.println("avrun: " + e.getMessage());
         if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty())
         {
@@ -112,16 +131,16 @@ public final class AvRun implements Callable<Integer>
         final Job job;
         try
         {
-            job = Job.create(spec, System.out, System.err);
+            job = Job.create(spec, out, err);
         }
         catch (final Job.SetupException e)
         {
-            System.err.println("avrun: " + e.getMessage());
+            err.println("avrun: " + e.getMessage());
             return ExitStatus.SETUP;
         }
         if (!Signals.handle(job::interrupt))
         {
-            System.err.println("avrun: cannot handle SIGINT/SIGTERM here (no sun.misc.Signal): a signal stops " +
+            err.println("avrun: cannot handle SIGINT/SIGTERM here (no sun.misc.Signal): a signal stops " +
                 "the ranks from a shutdown hook instead");
         }
         return job.run();

@@ -15,6 +15,7 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.cli.Answers;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;
 import org.shmav.job.JobRecord;
@@ -43,6 +44,12 @@ final class JobSetup
      */
     static Claimed claim(final JobSpec spec, final PrintStream err)
     {
+        // The name first, as the CLI checks it: a bad one would otherwise surface as the job file's I/O error.
+        final String badName = Answers.badName(spec.avName());
+        if (badName != null)
+        {
+            throw new Job.SetupException(badName);
+        }
         ensureDirectory(spec, err);
         final Domain domain;
         try
@@ -70,7 +77,8 @@ final class JobSetup
         catch (final IOException e)
         {
             domain.close();
-            throw new Job.SetupException("cannot create " + JobFile.path(spec.directory(), spec.avName()) + ": " + e);
+            throw new Job.SetupException("cannot create the job file " + JobFile.path(spec.directory(), spec.avName()) + " (" +
+                Answers.reason(e) + "); check that you may write in " + spec.directory() + ", or choose another --dir");
         }
         try
         {
@@ -147,8 +155,8 @@ final class JobSetup
         }
         catch (final IOException | UnsupportedOperationException e)
         {
-            throw new Job.SetupException("directory " + dir + " does not exist and cannot be created (" + e +
-                "); create it with: mkdir -p -m 0700 " + dir);
+            throw new Job.SetupException(Answers.cannotCreateDirectory(dir, null,
+                e instanceof IOException io ? io : new IOException(e.getMessage())));
         }
     }
 

@@ -114,7 +114,7 @@ class CliAnswersIT
             "information."), option.errLines());
         final Run value = script("shmav", "create", "x", "--count", "-1");
         assertEquals(2, value.code());
-        assertEquals(List.of("shmav create: count=-1 must be 0..268435456", "Try '" + scripts() + "/shmav create " +
+        assertEquals(List.of("shmav create: count=-1 is negative: use 0 (the default) or a positive count", "Try '" + scripts() + "/shmav create " +
             "--help' for more information."), value.errLines());
 
         final Run avrun = script("avrun", "-n", "0", "--demo", "ring");

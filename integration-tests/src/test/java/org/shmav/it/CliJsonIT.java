@@ -22,7 +22,7 @@ import org.shmav.cli.ShmavCli;
 
 /**
  * {@code --json} of every command that reports, parsed by a JSON parser that is not the CLI's writer,
- * against the schemas in the README (CLI, JSON output).
+ * against the schemas in docs/cli.md (JSON output).
  */
 class CliJsonIT
 {
