@@ -104,18 +104,26 @@ final class PmixCalls
     void commitAndFence(final Duration timeout)
     {
         check("PMIx_Commit", call("PMIx_Commit", PmixStore.LOCAL_TIMEOUT, pmix::commit), "");
-        final String what = "every rank of the job must publish and exchange within " + timeout.toMillis() +
-            " ms; a rank that died or never reached the exchange stops the others here";
-        final int status;
+        int status;
         try
         {
             status = call("PMIx_Fence", timeout, () -> pmix.fence(seconds(timeout)));
         }
         catch (final FabricException e)
         {
-            throw new FabricException(e.call(), e.errno(), e.detail() + ": " + what, e.getCause());
+            if (e.errno() != FiErrno.ETIMEDOUT)
+            {
+                throw e;
+            }
+            status = PmixNative.ERR_TIMEOUT; // our deadline came first: the same answer as the library's own
         }
-        check("PMIx_Fence", status, what);
+        if (status == PmixNative.ERR_TIMEOUT)
+        {
+            throw new FabricException("PMIx_Fence", FiErrno.ETIMEDOUT, "launcher=" + launcher + ": the exchange " +
+                "did not complete within " + timeout.toMillis() + " ms: every rank of the job must publish and " +
+                "exchange in time; a rank that died or never reached the exchange stops the others here");
+        }
+        check("PMIx_Fence", status, "");
     }
 
     /** {@code rank}'s value under {@code key}; after the fence only the node's copy is read. */
