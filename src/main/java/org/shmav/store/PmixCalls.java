@@ -54,7 +54,8 @@ final class PmixCalls
             final Memory proc = PmixNative.newProc();
             final PmixCalls calls = new PmixCalls(pmix, thread, launcher, proc);
             final int status = calls.call("PMIx_Init", timeout, () -> pmix.init(proc));
-            calls.check("PMIx_Init", status, "");
+            calls.check("PMIx_Init", status, "no PMIx server of this node took this process as its client (was it " +
+                "started by the launcher, or did it inherit PMIX_* variables from one?):");
             Runtime.getRuntime().addShutdownHook(calls.finalizeAtExit);
             return calls;
         }
