@@ -232,12 +232,21 @@ final class Pmi2Wire
         return new String(readFully(length), StandardCharsets.US_ASCII);
     }
 
+    /**
+     * Exactly {@code n} bytes, by plain reads: Java 17's {@code FileInputStream.readNBytes} asks the
+     * descriptor for its position first, which a socket refuses ("Illegal seek").
+     */
     private byte[] readFully(final int n) throws IOException
     {
-        final byte[] bytes = in.readNBytes(n);
-        if (bytes.length < n)
+        final byte[] bytes = new byte[n];
+        for (int got = 0; got < n; )
         {
-            throw new IOException("the server closed the socket after " + bytes.length + " of " + n + " bytes");
+            final int r = in.read(bytes, got, n - got);
+            if (r < 0)
+            {
+                throw new IOException("the server closed the socket after " + got + " of " + n + " bytes");
+            }
+            got += r;
         }
         return bytes;
     }
