@@ -75,8 +75,20 @@ final class PmixNative
     private final Function valueDestruct;
     private final Function errorString;
 
+    /** PMIx_Get's arguments, made once: a get is the call a job makes once per rank. */
+    private final Memory getWho = newProc();
+    private final Memory getInfo = new Memory(2L * INFO_SIZE);
+    private final Memory getOut = new Memory(Native.POINTER_SIZE);
+
     private PmixNative(final NativeLibrary lib)
     {
+        getInfo.clear();
+        setInfoKey(getInfo, 0, "pmix.timeout");
+        getInfo.setShort(INFO_VALUE + VALUE_TYPE, TYPE_INT);
+        // PMIX_OPTIONAL: after a fence that collected the data, a key not on this node is missing, not late
+        setInfoKey(getInfo, INFO_SIZE, "pmix.optional");
+        getInfo.setShort(INFO_SIZE + INFO_VALUE + VALUE_TYPE, TYPE_BOOL);
+        getInfo.setByte(INFO_SIZE + INFO_VALUE + VALUE_DATA, (byte)1);
         init = lib.getFunction("PMIx_Init");
         finalizeFn = lib.getFunction("PMIx_Finalize");
         put = lib.getFunction("PMIx_Put");
@@ -162,22 +174,12 @@ final class PmixNative
      */
     Status get(final Memory proc, final int rank, final String key, final int timeoutSeconds, final boolean local)
     {
-        final Memory who = new Memory(PROC_SIZE);
-        who.write(0, proc.getByteArray(0, PROC_SIZE), 0, PROC_SIZE);
-        who.setInt(PROC_RANK, rank);
-        final Memory info = new Memory(2L * INFO_SIZE);
-        info.clear();
-        setInfoKey(info, 0, "pmix.timeout");
-        info.setShort(INFO_VALUE + VALUE_TYPE, TYPE_INT);
-        info.setInt(INFO_VALUE + VALUE_DATA, timeoutSeconds);
-        // PMIX_OPTIONAL: after a fence that collected the data, a key not on this node is missing, not late
-        setInfoKey(info, INFO_SIZE, "pmix.optional");
-        info.setShort(INFO_SIZE + INFO_VALUE + VALUE_TYPE, TYPE_BOOL);
-        info.setByte(INFO_SIZE + INFO_VALUE + VALUE_DATA, (byte)1);
-        final Memory out = new Memory(Native.POINTER_SIZE);
-        out.setPointer(0, Pointer.NULL);
-        final int status = get.invokeInt(new Object[] {who, key, info, local ? 2L : 1L, out});
-        final Pointer value = out.getPointer(0);
+        getWho.write(0, proc.getByteArray(0, NSPACE_MAX + 1), 0, NSPACE_MAX + 1);
+        getWho.setInt(PROC_RANK, rank);
+        getInfo.setInt(INFO_VALUE + VALUE_DATA, timeoutSeconds);
+        getOut.setPointer(0, Pointer.NULL);
+        final int status = get.invokeInt(new Object[] {getWho, key, getInfo, local ? 2L : 1L, getOut});
+        final Pointer value = getOut.getPointer(0);
         if (status != SUCCESS || value == null)
         {
             return new Status(status == SUCCESS ? ERR_NOT_FOUND : status, null);
