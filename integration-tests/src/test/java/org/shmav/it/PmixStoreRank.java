@@ -1,0 +1,116 @@
+package org.shmav.it;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+import org.shmav.store.JobStore;
+import org.shmav.store.PmixStore;
+
+/**
+ * A rank for {@link PmixStoreIT}, started by {@code mpirun}: opens {@link PmixStore} and does one of
+ * <ul>
+ * <li>{@code every}: publishes {@code rank-R@HOST}, exchanges, fetches every rank's value, checks each
+ *     and prints {@code rank R of N on HOST sees every rank} with the time each step took;</li>
+ * <li>{@code missing}: exchanges, then fetches a key that no rank published from the next rank and
+ *     prints the error;</li>
+ * <li>{@code silent}: the last rank neither publishes nor exchanges (it sleeps past the others'
+ *     deadline); the others exchange with a 5 s timeout and print the error and how long it took.</li>
+ * </ul>
+ * Every line starts with {@code rank R}; a line with {@code FAILED} is a failure the IT reports.
+ */
+public final class PmixStoreRank
+{
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration SHORT = Duration.ofSeconds(5);
+
+    private PmixStoreRank()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        // the UTS name of the simulated node (its name is in no resolver)
+        final String host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        final long t0 = System.nanoTime();
+        final Optional<JobStore> opened = PmixStore.open(System.getenv());
+        final long opening = System.nanoTime() - t0;
+        if (opened.isEmpty())
+        {
+            System.out.println("rank ? FAILED: PmixStore.open found no PMIx launcher in the environment");
+            return;
+        }
+        try (JobStore store = opened.get())
+        {
+            final int me = store.rank();
+            switch (args[0])
+            {
+                case "every":
+                    every(store, host, opening);
+                    break;
+                case "missing":
+                    store.publish("addr", "rank-" + me);
+                    store.exchange(TIMEOUT);
+                    expect(store, FiErrno.ENODATA, () -> store.fetch((me + 1) % store.size(), "no-such-key", SHORT));
+                    break;
+                case "silent":
+                    if (me == store.size() - 1)
+                    {
+                        Thread.sleep(SHORT.multipliedBy(3).toMillis());
+                        System.out.println("rank " + me + " stayed silent");
+                        break;
+                    }
+                    store.publish("addr", "rank-" + me);
+                    expect(store, FiErrno.ETIMEDOUT, () -> store.exchange(SHORT));
+                    break;
+                default:
+                    throw new IllegalArgumentException(args[0]);
+            }
+        }
+        System.out.flush();
+    }
+
+    private static void every(final JobStore store, final String host, final long opening)
+    {
+        final int me = store.rank();
+        final long t0 = System.nanoTime();
+        store.publish("addr", "rank-" + me + "@" + host);
+        final long t1 = System.nanoTime();
+        store.exchange(TIMEOUT);
+        final long t2 = System.nanoTime();
+        final StringBuilder seen = new StringBuilder();
+        for (int r = 0; r < store.size(); r++)
+        {
+            final String value = store.fetch(r, "addr", TIMEOUT);
+            if (!value.startsWith("rank-" + r + "@"))
+            {
+                System.out.println("rank " + me + " FAILED: rank " + r + "'s value is " + value);
+                return;
+            }
+            seen.append(' ').append(value);
+        }
+        final long t3 = System.nanoTime();
+        System.out.println(String.format("rank %d of %d on %s sees every rank:%s (%s) open=%.1fms put=%.3fms fence=%.1fms get=%.3fms",
+            me, store.size(), host, seen, store.describe(), opening / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6,
+            (t3 - t2) / 1e6 / store.size()));
+    }
+
+    private static void expect(final JobStore store, final int errno, final Runnable call)
+    {
+        final long t0 = System.nanoTime();
+        try
+        {
+            call.run();
+            System.out.println("rank " + store.rank() + " FAILED: no error, expected " + FiErrno.name(errno));
+        }
+        catch (final FabricException e)
+        {
+            final String verdict = e.errno() == errno ? "got" : "FAILED: expected " + FiErrno.name(errno) + ", got";
+            System.out.println(String.format("rank %d %s %s after %d ms: %s", store.rank(), verdict, FiErrno.name(e.errno()),
+                (System.nanoTime() - t0) / 1_000_000, e.getMessage()));
+        }
+    }
+}
