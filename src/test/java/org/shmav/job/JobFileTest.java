@@ -46,7 +46,7 @@ class JobFileTest
         final JobFile zero = JobFile.create(dir, "job7", JOB, 2);
         zero.avCreated();
         final JobFile one = JobFile.open(dir, "job7", 1, 2).orElseThrow();
-        assertTrue(one.join());
+        assertTrue(one.join(System.nanoTime() + 5_000_000_000L));
         final Path file = JobFile.path(dir, "job7");
         assertFalse(JobFile.deleteIfOver(file), "two participants hold their locks");
         assertFalse(zero.leave(), "participant 1 still runs");
@@ -69,7 +69,7 @@ class JobFileTest
         zero.delete(); // its creator could not make the AV
         zero.close();
         assertFalse(late.stillNamed());
-        assertFalse(late.join(), "joining a removed file would wait for an AV nobody creates");
+        assertFalse(late.join(System.nanoTime() + 5_000_000_000L), "joining a removed file would wait for an AV nobody creates");
         late.close();
         assertTrue(JobFile.open(dir, "job7", 1, 2).isEmpty());
     }
