@@ -222,10 +222,11 @@ public final class JobFile implements AutoCloseable
     {
         while ((mine = tryLock(channel, SLOTS_START + slot)) == null)
         {
-            if (System.nanoTime() - deadlineNanos > 0)
+            final ByteBuffer joined = ByteBuffer.allocate(1);
+            readFully(channel, joined, SLOTS_START + slot);
+            // joined and held: a live process has this participant's number; it will not give it up
+            if (joined.get(0) == 1 || System.nanoTime() - deadlineNanos > 0)
             {
-                final ByteBuffer joined = ByteBuffer.allocate(1);
-                readFully(channel, joined, SLOTS_START + slot);
                 throw new LockTakenException(file, slot, joined.get(0) == 1, LockHolders.describe(file, SLOTS_START + slot));
             }
             try

@@ -82,9 +82,7 @@ public final class JobWireUp
             }
             else
             {
-                node.awaitFilled(deadline, "rank " + job.rank() + ": local rank 0 of this node did not fill AV '" +
-                    job.avName() + "' with the job's " + job.size() + " ranks within " + timeout.toMillis() + " ms (" +
-                    store.describe() + ")");
+                awaitFilled(deadline, timeout);
             }
             complete = true;
         }
@@ -95,7 +93,29 @@ public final class JobWireUp
                 node.markFillFailed();
             }
             throw new FabricException("shmav_rank_await_all", e.errno(), "rank " + job.rank() + " of " + job.size() +
-                " (job " + job.job() + ", " + store.describe() + "): " + e.getMessage(), e);
+                " (job " + job.job() + ", " + store.describe() + "): " + e.detail(), e);
+        }
+    }
+
+    /** Another rank: waits for local rank 0's mark; when it could not fill, names the ranks missing from the store. */
+    private void awaitFilled(final long deadline, final Duration timeout)
+    {
+        try
+        {
+            node.awaitFilled(deadline, "local rank 0 of this node did not fill AV '" + job.avName() + "' with the job's " +
+                job.size() + " ranks within " + timeout.toMillis() + " ms");
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() != FiErrno.ECANCELED)
+            {
+                throw e;
+            }
+            final List<Integer> missing = new ArrayList<>();
+            fetchAll(deadline, missing);
+            throw new FabricException("shmav_rank_await_all", missing.isEmpty() ? e.errno() : FiErrno.ENODATA,
+                e.detail() + (missing.isEmpty() ? "" : ": rank(s) " + missing + " of " + job.size() +
+                " published no address under '" + ADDRESS_KEY + "'"), e);
         }
     }
 
@@ -103,8 +123,25 @@ public final class JobWireUp
     private void fill(final long deadline)
     {
         final AddressVector av = node.av();
-        final byte[][] addresses = new byte[job.size()][];
         final List<Integer> missing = new ArrayList<>();
+        final byte[][] addresses = fetchAll(deadline, missing);
+        if (!missing.isEmpty())
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, "rank(s) " + missing + " of " + job.size() +
+                " published no address under '" + ADDRESS_KEY + "' before the exchange (they died first, or called " +
+                "awaitAll without publish)");
+        }
+        for (int r = 0; r < job.size(); r++)
+        {
+            av.insertAt(r, ByteBuffer.wrap(addresses[r]));
+        }
+        node.markFilled();
+    }
+
+    /** Every rank's address from the store (null where {@code missing} gets the rank). */
+    private byte[][] fetchAll(final long deadline, final List<Integer> missing)
+    {
+        final byte[][] addresses = new byte[job.size()][];
         for (int r = 0; r < job.size(); r++)
         {
             try
@@ -125,17 +162,7 @@ public final class JobWireUp
                     ADDRESS_KEY + " is not an address shmav published: " + e.getMessage());
             }
         }
-        if (!missing.isEmpty())
-        {
-            throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, "rank(s) " + missing + " of " + job.size() +
-                " published no address under '" + ADDRESS_KEY + "' before the exchange (they died first, or called " +
-                "awaitAll without publish)");
-        }
-        for (int r = 0; r < job.size(); r++)
-        {
-            av.insertAt(r, ByteBuffer.wrap(addresses[r]));
-        }
-        node.markFilled();
+        return addresses;
     }
 
     private static Duration remaining(final long deadline)
