@@ -1,20 +1,24 @@
 package org.shmav;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Optional;
 
-import org.shmav.job.JobFile;
+import org.shmav.job.JobWireUp;
+import org.shmav.job.NodeJob;
+import org.shmav.job.RankEnvironment;
+import org.shmav.store.JobStore;
+import org.shmav.store.JobStores;
 
 /**
  * One process of a job started by a launcher: its rank, the job's size and the job's named AV, in
- * which <b>rank r's address is at fi_addr r</b> when the job runs on one node.
+ * which <b>rank r's address is at fi_addr r</b>, on one node and across nodes.
  *
  * <pre>{@code
  * try (Rank rank = Rank.fromEnvironment();
@@ -46,10 +50,17 @@ import org.shmav.job.JobFile;
  *     jobs and never attaches. The last local rank to close its {@code Rank} removes the AV and the job
  *     file; a rank that exits without closing it (SIGTERM from mpirun or mpiexec, {@code System.exit})
  *     is closed by a shutdown hook. When ranks are killed instead, {@code shmav gc} removes both.</li>
- * <li>Across nodes (local size &lt; size) every node has its own AV, holding only that node's ranks, at
- *     fi_addr = local rank: {@link #fiAddr()} and {@link #nodePeer(int)} work, {@link #peer(int)} throws
- *     FI_EOPNOTSUPP rather than answer with another rank's address, and {@link #awaitAll} waits for the
- *     node's ranks. Exchanging addresses between nodes is the job of the application's own transport.</li>
+ * <li>Across nodes (local size &lt; size) each node has one AV holding every rank of the job, filled
+ *     through the launcher's own job-wide key-value store ({@link org.shmav.store.JobStores}: PMI-1 under
+ *     mpiexec, PMIx under mpirun, PMI-2 or PMIx under srun): {@link #publish} puts this rank's address
+ *     in the store, {@link #awaitAll} takes part in the store's exchange, after which the node's local
+ *     rank 0 fills the node's AV in rank order and marks it complete, and the node's other ranks, which
+ *     opened it read-only, wait for that mark. Then {@link #peer(int)} answers every rank. When the
+ *     launcher's store is not available here, each node's AV holds only that node's ranks, at fi_addr =
+ *     local rank, {@link #peer(int)} throws FI_EOPNOTSUPP saying what the store needs, and
+ *     {@link #nodePeer(int)} answers.</li>
+ * <li>{@code SHMAV_AV_TYPE=map} makes local rank 0 create an FI_AV_MAP AV: rank r is then at
+ *     {@code av().attr().mapAddr() + r} ({@link #fiAddrOf(int)}).</li>
  * </ul>
  *
  * Not safe for use by several threads at once while it is being closed; every other method may be
@@ -65,6 +76,8 @@ public final class Rank implements AutoCloseable
     public static final String AV_ENV = "SHMAV_AV";
     /** Environment variable: the directory of the job's AV (same as {@link DomainAttr#SHM_DIR_ENV}). */
     public static final String DIR_ENV = DomainAttr.SHM_DIR_ENV;
+    /** Environment variable: {@code table} (default) or {@code map}, the type of the AV local rank 0 creates. */
+    public static final String AV_TYPE_ENV = "SHMAV_AV_TYPE";
     /** How long a rank under a foreign launcher waits for its node's local rank 0 to create the AV. */
     public static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(60);
 
@@ -72,25 +85,18 @@ public final class Rank implements AutoCloseable
     public static final String JOB_ENV = "SHMAV_JOB";
 
     private final RankEnvironment job;
-    private final Domain domain;
-    private final AddressVector av;
-    private final JobFile jobFile;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook;
+    private final NodeJob node;
+    /** The store's wire-up when the job spans nodes and the launcher's store is here; else null. */
+    private final JobWireUp wireUp;
+    /** Across nodes without a store: what the launcher's store needs (for peer's message). */
+    private final String noStore;
 
-    private Rank(final RankEnvironment job, final Domain domain, final AddressVector av, final JobFile jobFile)
+    private Rank(final RankEnvironment job, final NodeJob node, final JobWireUp wireUp, final String noStore)
     {
         this.job = job;
-        this.domain = domain;
-        this.av = av;
-        this.jobFile = jobFile;
-        // mpirun and mpiexec stop ranks with SIGTERM (Open MPI: SIGKILL 1 s later): leave the node then,
-        // so that the last rank removes the AV and the job file.
-        this.shutdownHook = jobFile == null ? null : new Thread(this::closeAtExit, "shmav-rank-exit");
-        if (shutdownHook != null)
-        {
-            Runtime.getRuntime().addShutdownHook(shutdownHook);
-        }
+        this.node = node;
+        this.wireUp = wireUp;
+        this.noStore = noStore;
     }
 
     /**
@@ -101,10 +107,12 @@ public final class Rank implements AutoCloseable
      * @throws IllegalStateException when a launcher's variable is malformed or the job cannot be named
      * @throws FabricException       FI_ENOENT when avrun's AV does not exist, FI_EINVAL when it is too
      *                               small or holds another address format, FI_EBUSY when local rank 0
-     *                               finds the job's AV exists already, FI_ETIMEDOUT when local rank 0
-     *                               did not create it within {@link #ATTACH_TIMEOUT}, FI_EINTR when
-     *                               interrupted while waiting for it, FI_EIO when the node's ranks file
-     *                               cannot be created or joined
+     *                               finds the job's AV exists already (or ranks of two nodes share one
+     *                               directory), FI_ETIMEDOUT when local rank 0 did not create it within
+     *                               {@link #ATTACH_TIMEOUT} or another process held this rank's place in
+     *                               the job file that long, FI_EINTR when interrupted while waiting for
+     *                               it, FI_EIO when the node's job file cannot be created or joined or
+     *                               the launcher's store does not answer
      */
     public static Rank fromEnvironment()
     {
@@ -121,7 +129,12 @@ public final class Rank implements AutoCloseable
      */
     public static Rank fromEnvironment(final Map<String, String> env)
     {
-        return open(RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess), ATTACH_TIMEOUT);
+        final RankEnvironment job = RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess);
+        final boolean acrossNodes = !job.oneNode() && job.launcher() != RankEnvironment.Launcher.AVRUN &&
+            job.launcher() != RankEnvironment.Launcher.NONE;
+        final Optional<JobStore> store = acrossNodes ? JobStores.fromEnvironment(env) : Optional.empty();
+        return open(job, store.orElse(null), avType(env), ATTACH_TIMEOUT,
+            acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
     }
 
     /**
@@ -147,47 +160,35 @@ public final class Rank implements AutoCloseable
             ATTACH_TIMEOUT);
     }
 
+    /** A rank without a store (one node; across nodes, each node's ranks only). */
     static Rank open(final RankEnvironment job, final Duration attachTimeout)
     {
-        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
-            .shmDirectory(job.directory()).build());
-        try
-        {
-            switch (job.launcher())
-            {
-                case NONE:
-                    return new Rank(job, domain, domain.openAv(AvAttr.builder().type(AvType.TABLE).count(1).build()), null);
-                case AVRUN:
-                    return new Rank(job, domain, attachToLaunchersAv(domain, job), null);
-                default:
-                    final JobAv.Joined joined = job.localRank() == 0 ? JobAv.create(domain, job)
-                        : JobAv.attach(domain, job, attachTimeout);
-                    return new Rank(job, domain, joined.av(), joined.jobFile());
-            }
-        }
-        catch (final RuntimeException e)
-        {
-            domain.close();
-            throw e;
-        }
+        return open(job, null, AvType.TABLE, attachTimeout, job.oneNode() ? null : "no store was given");
     }
 
-    private static AddressVector attachToLaunchersAv(final Domain domain, final RankEnvironment job)
+    /** A rank whose job spans nodes wired up through {@code store} (null: none). */
+    static Rank open(final RankEnvironment job, final JobStore store, final AvType type, final Duration attachTimeout,
+        final String noStore)
     {
-        if (!JobAv.exists(domain, job.avName()))
+        final boolean wholeJob = job.oneNode() || store != null;
+        final NodeJob node = NodeJob.open(job, type, wholeJob ? job.size() : job.localSize(), store != null,
+            attachTimeout);
+        return new Rank(job, node, store == null ? null : new JobWireUp(job, store, node), store == null ? noStore : null);
+    }
+
+    private static AvType avType(final Map<String, String> env)
+    {
+        final String t = env.getOrDefault(AV_TYPE_ENV, "table").trim().toLowerCase(Locale.ROOT);
+        switch (t)
         {
-            throw new FabricException("shmav_rank_open", FiErrno.ENOENT, "the job's AV '" + job.avName() +
-                "' does not exist in " + job.directory() + ": ranks attach to the AV their launcher created");
+            case "":
+            case "table":
+                return AvType.TABLE;
+            case "map":
+                return AvType.MAP;
+            default:
+                throw new IllegalStateException(AV_TYPE_ENV + "='" + t + "': need table or map");
         }
-        JobAv.checkLaunchers(job);
-        final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(job.avName()).build());
-        if (av.attr().count() < job.size())
-        {
-            av.close();
-            throw new FabricException("shmav_rank_open", FiErrno.EINVAL, "AV '" + job.avName() + "' holds " +
-                av.attr().count() + " entries, fewer than size=" + job.size());
-        }
-        return av;
     }
 
     /** {@return this process's rank, 0 .. size-1} */
@@ -214,10 +215,16 @@ public final class Rank implements AutoCloseable
         return job.localSize();
     }
 
-    /** {@return whether the job spans several nodes} Then the AV holds only this node's ranks, at fi_addr = local rank. */
+    /** {@return whether the job spans several nodes} */
     public boolean spansNodes()
     {
         return !job.oneNode();
+    }
+
+    /** {@return whether the node's AV holds every rank of the job: on one node, or across nodes with the launcher's store} */
+    public boolean holdsWholeJob()
+    {
+        return job.oneNode() || wireUp != null;
     }
 
     /** {@return which launcher started this process: {@code avrun}, {@code Open MPI mpirun}, ..., {@code no launcher}} */
@@ -226,44 +233,79 @@ public final class Rank implements AutoCloseable
         return job.launcher().description;
     }
 
-    /** {@return where this rank publishes in the AV: {@link #rank()} on one node, {@link #localRank()} across nodes} */
+    /** {@return where this rank is in the AV: {@link #fiAddrOf(int) fiAddrOf(rank())}; its local rank's fi_addr when the node's AV holds only the node} */
     public long fiAddr()
     {
-        return job.oneNode() ? job.rank() : job.localRank();
-    }
-
-    /** {@return the job's AV (this node's, across nodes), for calls beyond publish and peer (e.g. an AV set)} */
-    public AddressVector av()
-    {
-        return av;
+        return encode(holdsWholeJob() ? job.rank() : job.localRank());
     }
 
     /**
-     * Publishes this rank's address at {@link #fiAddr()} ({@link AddressVector#insertAt}).
-     * Publishing the same address again is harmless.
+     * The fi_addr of rank {@code peer} in the node's AV: {@code peer} under FI_AV_TABLE,
+     * {@code av().attr().mapAddr() + peer} under FI_AV_MAP.
+     *
+     * @throws IllegalArgumentException when {@code peer} is outside 0 .. size-1
+     * @throws FabricException FI_EOPNOTSUPP when the node's AV holds only the node's ranks
+     */
+    public long fiAddrOf(final int peer)
+    {
+        checkPeer(peer);
+        return encode(peer);
+    }
+
+    private long encode(final int index)
+    {
+        return node.av().attr().type() == AvType.MAP ? node.av().attr().mapAddr() + index : index;
+    }
+
+    /** {@return the job's AV (this node's), for calls beyond publish and peer (e.g. an AV set)} */
+    public AddressVector av()
+    {
+        return node.av();
+    }
+
+    /**
+     * Publishes this rank's address: at {@link #fiAddr()} ({@link AddressVector#insertAt}) on one node;
+     * across nodes, in the launcher's store, from which the node's local rank 0 fills the AV during
+     * {@link #awaitAll}. Publishing the same address again is harmless on one node.
      *
      * @param address this rank's address; IPv4, as the AV holds FI_SOCKADDR_IN
      * @throws FabricException FI_EADDRINUSE when another address is already published there (two
      *                         processes were given the same rank); FI_EALREADY when another rank published
-     *                         this address; FI_EINVAL for an IPv6 address or a closed rank
+     *                         this address; FI_EINVAL for an IPv6 address or a closed rank; FI_EIO or
+     *                         FI_ETIMEDOUT when the launcher's store fails
      */
     public void publish(final InetSocketAddress address)
     {
-        av.insertAt(fiAddr(), Addresses.toSockaddr(address));
+        final ByteBuffer sockaddr = Addresses.toSockaddr(address);
+        if (wireUp != null)
+        {
+            wireUp.publish(sockaddr);
+            return;
+        }
+        node.av().insertAt(holdsWholeJob() ? job.rank() : job.localRank(), sockaddr);
     }
 
     /**
-     * Waits until every rank (of this node, across nodes) has published ({@link AddressVector#awaitCount}),
-     * at most {@code timeout}.
+     * Waits until every rank has published, at most {@code timeout}: on one node, until the AV holds
+     * every rank ({@link AddressVector#awaitCount}); across nodes, through the launcher's store's exchange
+     * and local rank 0's fill of the node's AV; across nodes without a store, the node's ranks.
      *
      * @param timeout how long to wait at most
-     * @throws FabricException FI_ETIMEDOUT naming the ranks still missing; FI_EINVAL on a closed rank
+     * @throws FabricException FI_ETIMEDOUT naming the ranks still missing (on one node) or the launcher's
+     *                         store (across nodes); FI_ENODATA naming the ranks that published nothing;
+     *                         FI_ECANCELED or FI_EIO when the node's local rank 0 could not fill the AV
+     *                         or died; FI_EINVAL on a closed rank
      */
     public void awaitAll(final Duration timeout)
     {
+        if (wireUp != null)
+        {
+            wireUp.awaitAll(timeout);
+            return;
+        }
         try
         {
-            av.awaitCount(job.entries(), timeout);
+            node.av().awaitCount(job.entries(), timeout);
         }
         catch (final FabricException e)
         {
@@ -276,16 +318,17 @@ public final class Rank implements AutoCloseable
         }
     }
 
-    /** {@return the ranks (local ranks, across nodes) whose address is not in the AV yet, in ascending order} */
+    /** {@return the ranks (local ranks, when the node's AV holds only the node) not in the AV yet, in ascending order} */
     public List<Integer> missingRanks()
     {
         final List<Integer> missing = new ArrayList<>();
         final ByteBuffer addr = ByteBuffer.allocate(AddrFormat.SOCKADDR_IN.addrlen());
-        for (int r = 0; r < job.entries(); r++)
+        final int entries = holdsWholeJob() ? job.size() : job.localSize();
+        for (int r = 0; r < entries; r++)
         {
             try
             {
-                av.lookup(r, addr.clear());
+                node.av().lookup(encode(r), addr.clear());
             }
             catch (final FabricException e)
             {
@@ -296,47 +339,59 @@ public final class Rank implements AutoCloseable
     }
 
     /**
-     * The address rank {@code peer} published ({@link AddressVector#lookup} of fi_addr {@code peer}).
+     * The address rank {@code peer} published ({@link AddressVector#lookup} of {@link #fiAddrOf(int)}).
      *
      * @param peer a rank, 0 .. size-1
      * @return the address that rank published
      * @throws IllegalArgumentException when {@code peer} is outside 0 .. size-1
-     * @throws FabricException FI_EINVAL when that rank has not published (yet); FI_EOPNOTSUPP when the
-     *                         job spans nodes (use {@link #nodePeer(int)})
+     * @throws FabricException FI_EINVAL when that rank is not in the AV (yet: call {@link #awaitAll});
+     *                         FI_EOPNOTSUPP when the job spans nodes and the launcher's store is not
+     *                         available (use {@link #nodePeer(int)})
      */
     public InetSocketAddress peer(final int peer)
+    {
+        checkPeer(peer);
+        return lookup(encode(peer));
+    }
+
+    private void checkPeer(final int peer)
     {
         if (peer < 0 || peer >= job.size())
         {
             throw new IllegalArgumentException("peer=" + peer + " is outside 0.." + (job.size() - 1));
         }
-        if (!job.oneNode())
+        if (!holdsWholeJob())
         {
             throw new FabricException("shmav_rank_peer", FiErrno.EOPNOTSUPP, "the job spans nodes (" + job.localSize() +
-                " of its " + job.size() + " ranks on this node): this node's AV '" + av.attr().name() + "' holds only " +
-                "them, at fi_addr = local rank; use nodePeer(localRank)");
+                " of its " + job.size() + " ranks on this node) and " + job.launcher().description + "'s store is not " +
+                "available (" + noStore + "): this node's AV '" + node.av().attr().name() + "' holds only this node's " +
+                "ranks, at fi_addr = local rank; use nodePeer(localRank)");
         }
-        return nodePeer(peer);
     }
 
     /**
-     * The address at fi_addr {@code fiAddr} of this node's AV: the rank of that number on one node, the
-     * local rank of that number across nodes.
+     * The address at entry {@code index} of this node's AV: rank {@code index} when the AV holds the whole
+     * job, local rank {@code index} when it holds only the node's ranks.
      *
-     * @param fiAddr a rank on one node, a local rank across nodes
+     * @param index a rank, or a local rank when the AV holds only the node's ranks
      * @return the address published there
-     * @throws IllegalArgumentException when {@code fiAddr} is outside the node's AV (0 .. size-1 on one node,
-     *                                  0 .. localSize-1 across nodes)
+     * @throws IllegalArgumentException when {@code index} is outside the node's AV
      * @throws FabricException          FI_EINVAL when nobody has published there (yet)
      */
-    public InetSocketAddress nodePeer(final int fiAddr)
+    public InetSocketAddress nodePeer(final int index)
     {
-        if (fiAddr < 0 || fiAddr >= job.entries())
+        final int entries = holdsWholeJob() ? job.size() : job.localSize();
+        if (index < 0 || index >= entries)
         {
-            throw new IllegalArgumentException("fiAddr=" + fiAddr + " is outside 0.." + (job.entries() - 1));
+            throw new IllegalArgumentException("fiAddr=" + index + " is outside 0.." + (entries - 1));
         }
+        return lookup(encode(index));
+    }
+
+    private InetSocketAddress lookup(final long fiAddr)
+    {
         final ByteBuffer addr = ByteBuffer.allocate(AddrFormat.SOCKADDR_IN.addrlen());
-        av.lookup(fiAddr, addr);
+        node.av().lookup(fiAddr, addr);
         return Addresses.toInetSocketAddress(addr);
     }
 
@@ -351,90 +406,15 @@ public final class Rank implements AutoCloseable
     @Override
     public void close()
     {
-        if (closed.get())
-        {
-            return;
-        }
-        av.close(); // FI_EBUSY leaves the rank open, as before
-        if (!closed.compareAndSet(false, true))
-        {
-            return;
-        }
-        removeShutdownHook();
-        try
-        {
-            if (jobFile != null)
-            {
-                leaveNode();
-            }
-        }
-        finally
-        {
-            domain.close();
-        }
-    }
-
-    /** The shutdown hook: the process is ending, so nothing it holds may keep the node's AV from its last rank. */
-    private void closeAtExit()
-    {
-        if (!closed.compareAndSet(false, true))
-        {
-            return;
-        }
-        try
-        {
-            av.close();
-        }
-        catch (final RuntimeException e)
-        {
-            // FI_EBUSY (an endpoint or AV set still open): the kernel releases the attacher as the process ends
-        }
-        try
-        {
-            leaveNode();
-        }
-        catch (final RuntimeException e)
-        {
-            System.err.println("shmav: rank " + job.rank() + " at exit: " + e.getMessage());
-        }
-    }
-
-    private void removeShutdownHook()
-    {
-        if (shutdownHook != null)
-        {
-            try
-            {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            }
-            catch (final IllegalStateException e)
-            {
-                // the JVM is shutting down: the hook runs and finds the rank closed
-            }
-        }
-    }
-
-    private void leaveNode()
-    {
-        try (JobFile file = jobFile)
-        {
-            if (file.leave())
-            {
-                domain.unlinkAv(job.avName());
-                file.delete();
-            }
-        }
-        catch (final IOException e)
-        {
-            throw new FabricException("shmav_rank_close", FiErrno.EIO, "cannot tell whether rank " + job.rank() +
-                " left AV '" + job.avName() + "' last (shmav gc removes it once every rank is gone): " + e, e);
-        }
+        node.close();
     }
 
     @Override
     public String toString()
     {
+        final String name = node.av().attr().name();
         return "Rank{rank=" + job.rank() + ", size=" + job.size() + ", localRank=" + job.localRank() + ", localSize=" +
-            job.localSize() + ", launcher='" + job.launcher().description + "', av='" + av.attr().name() + "'}";
+            job.localSize() + ", launcher='" + job.launcher().description + "', av=" + (name == null ? "private" :
+            "'" + name + "'") + (wireUp == null ? "" : ", store='" + wireUp.describeStore() + "'") + "}";
     }
 }

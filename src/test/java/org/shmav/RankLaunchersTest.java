@@ -18,7 +18,8 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.shmav.RankEnvironment.Launcher;
+import org.shmav.job.RankEnvironment;
+import org.shmav.job.RankEnvironment.Launcher;
 import org.shmav.cli.ShmavCli;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;

@@ -14,7 +14,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Which job a named AV belongs to, and which of its processes are still running: the file
@@ -25,7 +28,8 @@ import java.util.Optional;
  *
  * <pre>
  *   0  magic "shmavjob"                 8 bytes
- *   8  state                            int: 0 being written, 1 job recorded, 2 the job's AV created
+ *   8  state                            int: 0 being written, 1 job recorded, 2 the job's AV created,
+ *                                      3 the AV filled (every rank of the job in it), 4 the fill failed
  *  12  slots                            int: participants (local ranks; 1 for avrun)
  *  16  created                          long: epoch milliseconds
  *  24  creator pid                      long: for people reading it
@@ -51,6 +55,15 @@ public final class JobFile implements AutoCloseable
     public static final int RECORDED = 1;
     /** The job created its AV: participants may attach. */
     public static final int AV_CREATED = 2;
+    /** Local rank 0 filled the AV with every rank of the job (written after the last entry): it is complete. */
+    public static final int AV_FILLED = 3;
+    /** Local rank 0 could not fill the AV (a rank's address missing from the launcher's store). */
+    public static final int FILL_FAILED = 4;
+    /** The file's mode: the owner's only, as the AVs of ranks and avrun (a stranger must not hold its locks). */
+    private static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-------");
+    private static final long LOCK_POLL_MILLIS = 5;
+    /** How long the cleanup process tries to take every participant's lock once the job ended, before it gives up. */
+    static final long GIVE_UP_MILLIS = 10_000;
 
     static final int STATE_OFFSET = 8;
     static final int SLOTS_OFFSET = 12;
@@ -101,12 +114,18 @@ public final class JobFile implements AutoCloseable
         throws IOException
     {
         final Path f = path(directory, avName);
-        final FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
+        final FileChannel ch = FileChannel.open(f, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(MODE));
         try
         {
-            final JobFile jobFile = new JobFile(f, ch, 0, slots, null);
-            jobFile.mine = ch.lock(SLOTS_START, 1, false);
+            Files.setPosixFilePermissions(f, MODE); // whatever the umask did
+            final JobFile jobFile = new JobFile(f, ch, 0, slots, fileKey(f));
+            jobFile.mine = ch.tryLock(SLOTS_START, 1, false);
+            if (jobFile.mine == null)
+            {
+                throw new IOException("another process locked " + f + " as it was created: " +
+                    LockHolders.describe(f, SLOTS_START));
+            }
             final byte[] launcher = bounded(job.launcher(), 100);
             final byte[] id = bounded(job.id(), SLOTS_START - TEXT_OFFSET - launcher.length);
             final ByteBuffer header = ByteBuffer.allocate(SLOTS_START + slots).order(ByteOrder.LITTLE_ENDIAN);
@@ -130,6 +149,25 @@ public final class JobFile implements AutoCloseable
     public void avCreated() throws IOException
     {
         setState(AV_CREATED);
+    }
+
+    /** Records that the AV holds every rank of the job now (after the last entry was written). */
+    public void avFilled() throws IOException
+    {
+        channel.force(false);
+        setState(AV_FILLED);
+    }
+
+    /** Records that the AV will never be filled: the participants waiting for it stop. */
+    public void fillFailed() throws IOException
+    {
+        setState(FILL_FAILED);
+    }
+
+    /** Whether participant {@code r} holds its place (its process runs and has not left). */
+    public boolean running(final int r) throws IOException
+    {
+        return !isFree(channel, r);
     }
 
     private void setState(final int state) throws IOException
@@ -172,14 +210,49 @@ public final class JobFile implements AutoCloseable
     }
 
     /**
-     * Joins: holds the lock on this participant's byte and writes 1 there. False when the file was
-     * removed or replaced since it was opened (its job ended): then the caller closes it and looks again.
+     * Joins: takes the lock on this participant's byte (retrying until {@code deadlineNanos}, never
+     * blocking in the kernel) and writes 1 there. False when the file was removed or replaced since it was
+     * opened (its job ended): then the caller closes it and looks again.
+     *
+     * @throws LockTakenException when another process holds the byte until the deadline: another process
+     *                            with this participant's number (two nodes sharing one directory), or a
+     *                            stranger's or frozen process's lock
      */
-    public boolean join() throws IOException
+    public boolean join(final long deadlineNanos) throws IOException
     {
-        mine = channel.lock(SLOTS_START + slot, 1, false);
+        while ((mine = tryLock(channel, SLOTS_START + slot)) == null)
+        {
+            final ByteBuffer joined = ByteBuffer.allocate(1);
+            readFully(channel, joined, SLOTS_START + slot);
+            // joined and held: a live process has this participant's number; it will not give it up
+            if (joined.get(0) == 1 || System.nanoTime() - deadlineNanos > 0)
+            {
+                throw new LockTakenException(file, slot, joined.get(0) == 1, LockHolders.describe(file, SLOTS_START + slot));
+            }
+            try
+            {
+                Thread.sleep(LOCK_POLL_MILLIS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while joining " + file);
+            }
+        }
         writeFully(channel, ByteBuffer.wrap(new byte[] {1}), SLOTS_START + slot);
         return stillNamed();
+    }
+
+    private static FileLock tryLock(final FileChannel ch, final long position) throws IOException
+    {
+        try
+        {
+            return ch.tryLock(position, 1, false);
+        }
+        catch (final OverlappingFileLockException e)
+        {
+            return null; // held through another channel of this JVM (tests)
+        }
     }
 
     /** The file's identity (device and inode), or null when it does not exist. */
@@ -236,10 +309,17 @@ public final class JobFile implements AutoCloseable
         }
     }
 
-    /** Removes the file (by its creator when its AV could not be made, or by the last participant to leave). */
+    /**
+     * Removes the file (by its creator when its AV could not be made, or by the last participant to
+     * leave), only when the name still refers to the file this participant opened: a newer job's file of
+     * the same name (made after gc or the cleanup process removed this one) is never removed.
+     */
     public void delete() throws IOException
     {
-        Files.deleteIfExists(file);
+        if (key != null && key.equals(fileKey(file)))
+        {
+            Files.deleteIfExists(file);
+        }
     }
 
     /**
@@ -293,7 +373,9 @@ public final class JobFile implements AutoCloseable
      * {@code createdMillis}, runs {@code removeAv} and removes the file.
      *
      * @return true when it removed them; false when the file is gone or belongs to another job (the job's
-     *         last process removed it, and perhaps another job took the name since)
+     *         last process removed it, and perhaps another job took the name since), or when another process
+     *         kept a lock on a participant's byte for {@value #GIVE_UP_MILLIS} ms after the job ended (the
+     *         files are then left to {@code shmav gc})
      */
     public static boolean removeWhenOver(final Path file, final long creatorPid, final long createdMillis,
         final long settleMillis, final Runnable removeAv) throws IOException, InterruptedException
@@ -304,6 +386,7 @@ public final class JobFile implements AutoCloseable
             final ByteBuffer header = ByteBuffer.allocate(SLOTS_START).order(ByteOrder.LITTLE_ENDIAN);
             readFully(ch, header, 0);
             final int slots = Math.max(1, Math.min(header.getInt(SLOTS_OFFSET), 1 << 20));
+            long refused = 0;
             while (true)
             {
                 for (int r = 0; r < slots; r++)
@@ -316,12 +399,19 @@ public final class JobFile implements AutoCloseable
                 final FileLock all = tryLockEveryParticipant(ch);
                 if (all == null)
                 {
-                    continue; // a participant joined, or someone is probing: wait again
+                    // A participant joined, or someone is probing: wait again; but a shared lock held on
+                    // and on past every participant's (a frozen or foreign process) makes it give up and
+                    // leave the files to gc.
+                    if (++refused * settleMillis > GIVE_UP_MILLIS)
+                    {
+                        return false;
+                    }
+                    continue;
                 }
                 try
                 {
                     final JobRecord job = JobRecord.read(file, ch);
-                    if (opened == null || !opened.equals(fileKey(file)) || job.state() != AV_CREATED ||
+                    if (opened == null || !opened.equals(fileKey(file)) || job.state() < AV_CREATED ||
                         job.creatorPid() != creatorPid || job.createdMillis() != createdMillis)
                     {
                         return false;

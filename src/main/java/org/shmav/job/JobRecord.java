@@ -17,7 +17,8 @@ import java.util.Optional;
  *
  * @param file          the job file
  * @param job           the job, or null while it is being written (or when the file is not a job file)
- * @param state         {@link JobFile#BEING_WRITTEN}, {@link JobFile#RECORDED} or {@link JobFile#AV_CREATED}
+ * @param state         {@link JobFile#BEING_WRITTEN}, {@link JobFile#RECORDED}, {@link JobFile#AV_CREATED},
+ *                      {@link JobFile#AV_FILLED} or {@link JobFile#FILL_FAILED}
  * @param slots         participants the job has
  * @param joined        participants that joined
  * @param running       participants still running (their lock is held)
@@ -47,7 +48,7 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
         final byte[] magic = new byte[8];
         h.get(0, magic);
         final int state = h.getInt(JobFile.STATE_OFFSET);
-        if (!Arrays.equals(magic, JobFile.magic()) || state == JobFile.BEING_WRITTEN || state > JobFile.AV_CREATED)
+        if (!Arrays.equals(magic, JobFile.magic()) || state == JobFile.BEING_WRITTEN || state > JobFile.FILL_FAILED)
         {
             return unwritten(file, h);
         }
@@ -82,7 +83,7 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
     /** True when the job created its AV, some participant joined, and none of them runs any more. */
     public boolean over()
     {
-        return state == JobFile.AV_CREATED && joined > 0 && running == 0;
+        return state >= JobFile.AV_CREATED && joined > 0 && running == 0;
     }
 
     /** {@return one line for people: the job, and how many of its participants run} */
@@ -93,6 +94,6 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
             return "a job file being written by pid " + creatorPid;
         }
         return "job " + job + ", " + running + " of " + slots + (slots == 1 ? " process" : " processes") + " running" +
-            (state == JobFile.AV_CREATED ? "" : ", AV not created yet");
+            (state >= JobFile.AV_CREATED ? "" : ", AV not created yet");
     }
 }

@@ -17,7 +17,10 @@ import org.shmav.Rank;
  * publishes its address in the job's AV, waits until every rank has, then a token goes round the ring.
  * Rank 0 sends 1 to rank 1; rank r receives r and sends r+1 to rank (r+1) % N, at the address it looked
  * up in the AV; rank 0 receives N back, and sends it round once more (2N back), to time a warm ring.
- * Nothing but the AV tells a rank where its neighbour listens.
+ * Nothing but the AV tells a rank where its neighbour listens. Across nodes the launcher's store fills
+ * each node's AV with every rank ({@link Rank}); ranks listen on 127.0.0.1 unless
+ * {@value #LISTEN_ENV} names an address of this node that the other nodes reach (on simulated nodes,
+ * which share one network namespace, 127.0.0.1 does).
  *
  * <p>Exit status 0 when the token came back with the value N (then 2N), 1 otherwise (with the reason on stderr).
  */
@@ -27,6 +30,8 @@ public final class RingDemo
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** Times the token goes round: the first round pays for class loading in every JVM, the second does not. */
     static final int ROUNDS = 2;
+    /** Environment variable: the address to listen on (default 127.0.0.1; across real nodes, the node's own). */
+    static final String LISTEN_ENV = "SHMAV_RING_LISTEN";
 
     private final Rank rank;
     private final ServerSocket server;
@@ -46,7 +51,8 @@ public final class RingDemo
     static int run()
     {
         try (Rank rank = Rank.fromEnvironment();
-             ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1")))
+             ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName(
+                 System.getenv().getOrDefault(LISTEN_ENV, "127.0.0.1"))))
         {
             server.setSoTimeout((int)TIMEOUT.toMillis());
             return new RingDemo(rank, server).play();
@@ -65,13 +71,15 @@ public final class RingDemo
         final InetSocketAddress self = (InetSocketAddress)server.getLocalSocketAddress();
         rank.publish(self);
         final long publishedMillis = millisSinceJvmStart();
-        System.out.println("rank " + r + " of " + n + " (" + rank.launcher() + ") listening on " + address(self) + ", published at fi_addr " + r);
+        System.out.println("rank " + r + " of " + n + " (" + rank.launcher() + ") listening on " + address(self) +
+            ", published at fi_addr " + rank.fiAddr() + (rank.spansNodes() ? " (local rank " + rank.localRank() + " of " +
+            rank.localSize() + " on its node)" : ""));
         rank.awaitAll(TIMEOUT);
         final long wiredMillis = millisSinceJvmStart();
-        // peer(rank) throws FI_EOPNOTSUPP when the job spans nodes: the ring runs on one node
+        // across nodes without the launcher's store, peer throws FI_EOPNOTSUPP saying what the store needs
         final InetSocketAddress next = rank.peer((r + 1) % n);
         System.out.println("all " + n + " ranks in the AV; next is rank " + (r + 1) % n + " at " + address(next) +
-            " (fi_addr " + (r + 1) % n + ")");
+            " (fi_addr " + rank.fiAddrOf((r + 1) % n) + ")");
         if (r != 0)
         {
             for (int round = 0; round < ROUNDS; round++)

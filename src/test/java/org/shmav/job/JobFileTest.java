@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +50,7 @@ class JobFileTest
         final JobFile zero = JobFile.create(dir, "job7", JOB, 2);
         zero.avCreated();
         final JobFile one = JobFile.open(dir, "job7", 1, 2).orElseThrow();
-        assertTrue(one.join());
+        assertTrue(one.join(System.nanoTime() + 5_000_000_000L));
         final Path file = JobFile.path(dir, "job7");
         assertFalse(JobFile.deleteIfOver(file), "two participants hold their locks");
         assertFalse(zero.leave(), "participant 1 still runs");
@@ -69,7 +73,7 @@ class JobFileTest
         zero.delete(); // its creator could not make the AV
         zero.close();
         assertFalse(late.stillNamed());
-        assertFalse(late.join(), "joining a removed file would wait for an AV nobody creates");
+        assertFalse(late.join(System.nanoTime() + 5_000_000_000L), "joining a removed file would wait for an AV nobody creates");
         late.close();
         assertTrue(JobFile.open(dir, "job7", 1, 2).isEmpty());
     }
@@ -84,5 +88,61 @@ class JobFileTest
         assertFalse(r.over(), "gc waits for the grace period rather than guess");
         assertEquals("job7", JobFile.avNameOf(file.getFileName().toString()));
         assertNull(JobFile.avNameOf("job7"));
+    }
+
+    /** A stranger must not be able to open the job file and hold its locks: the AV's rule, owner only. */
+    @Test
+    void shouldCreateTheFileForItsOwnerOnlyWhateverTheUmask() throws Exception
+    {
+        try (JobFile created = JobFile.create(dir, "job7", JOB, 2))
+        {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(JobFile.path(dir, "job7"))));
+        }
+    }
+
+    /**
+     * Another process's shared lock on a participant's byte (anyone who can read the file can take one)
+     * costs a joiner its deadline, then an error that names the holder; it never blocks in the kernel.
+     */
+    @Test
+    void shouldGiveUpJoiningAtTheDeadlineAndNameWhoHoldsTheLock() throws Exception
+    {
+        final JobFile zero = JobFile.create(dir, "job7", JOB, 2);
+        zero.avCreated();
+        final Path file = JobFile.path(dir, "job7");
+        final Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp", System.getProperty("java.class.path"), SharedLockHolder.class.getName(), file.toString(),
+            Long.toString(JobFile.SLOTS_START + 1)).redirectErrorStream(true).start();
+        try (JobFile one = JobFile.open(dir, "job7", 1, 2).orElseThrow())
+        {
+            final BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream()));
+            assertEquals("locked", out.readLine());
+            final long start = System.nanoTime();
+            final LockTakenException e = assertThrows(LockTakenException.class,
+                () -> one.join(System.nanoTime() + 300_000_000L));
+            assertTrue(System.nanoTime() - start < 5_000_000_000L, "bounded by the deadline");
+            assertFalse(e.joined());
+            assertTrue(e.getMessage().contains("held by pid " + holder.pid()), e.getMessage());
+        }
+        finally
+        {
+            holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            zero.close();
+        }
+    }
+
+    /** The last participant removes the job file it joined, never a newer job's file of the same name. */
+    @Test
+    void shouldNeverRemoveANewerJobsFileOfTheSameName() throws Exception
+    {
+        final JobFile old = JobFile.create(dir, "job7", JOB, 1);
+        Files.delete(JobFile.path(dir, "job7")); // as gc or the cleanup process did
+        try (JobFile newer = JobFile.create(dir, "job7", new JobId("avrun", "newer"), 1))
+        {
+            old.delete();
+            old.close();
+            assertTrue(Files.exists(JobFile.path(dir, "job7")), "the newer job's file stays");
+            assertEquals("newer", newer.read().job().id());
+        }
     }
 }

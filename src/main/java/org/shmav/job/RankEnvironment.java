@@ -1,11 +1,13 @@
-package org.shmav;
+package org.shmav.job;
 
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import org.shmav.job.JobId;
+import org.shmav.DomainAttr;
+import org.shmav.Rank;
+import org.shmav.store.Pmi1Store;
 
 /**
  * Which launcher started this process, and what it says about the job: rank, size, local rank and
@@ -18,7 +20,7 @@ import org.shmav.job.JobId;
  *     {@code _LOCAL_SIZE}; the job is {@code PMIX_NAMESPACE} (else {@code OMPI_MCA_ess_base_jobid});</li>
  * <li>MPICH's mpiexec (Hydra): {@code PMI_RANK}, {@code PMI_SIZE}, {@code MPI_LOCALRANKID},
  *     {@code MPI_LOCALNRANKS}; Hydra exports no job id, so the job is the KVS name the node's proxy
- *     gives on the PMI socket ({@link HydraPmi}), else the nearest {@code hydra_pmi_proxy} ancestor
+ *     gives on the PMI socket ({@link Pmi1Store}), else the nearest {@code hydra_pmi_proxy} ancestor
  *     (pid and start time);</li>
  * <li>Slurm's srun: {@code SLURM_PROCID}, {@code SLURM_NTASKS}, {@code SLURM_LOCALID},
  *     {@code SLURM_JOB_ID}, {@code SLURM_STEP_ID}; the local size from {@code SLURM_STEP_TASKS_PER_NODE}
@@ -39,15 +41,16 @@ import org.shmav.job.JobId;
  * @param directory  directory of the AV ({@code SHMAV_DIR}, else {@link DomainAttr#defaultShmDirectory()})
  * @param job        the job's identity; null for a job of one, and under avrun when {@code SHMAV_JOB} is unset
  */
-record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int localSize, String avName, Path directory,
+public record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int localSize, String avName, Path directory,
     JobId job)
 {
     /** The launchers {@link Rank} recognises, in the order it looks for them. */
-    enum Launcher
+    public enum Launcher
     {
         AVRUN("avrun"), OPEN_MPI("Open MPI mpirun"), MPICH("MPICH mpiexec (Hydra)"), SLURM("Slurm srun"), NONE("no launcher");
 
-        final String description;
+        /** How messages name the launcher. */
+        public final String description;
 
         Launcher(final String description)
         {
@@ -58,7 +61,7 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
     /** The first answer of {@link #hydraJobOfThisProcess()}: the PMI exchange runs once per process. */
     private static Optional<String> hydraJobAnswer;
 
-    RankEnvironment
+    public RankEnvironment
     {
         if (size < 1 || rank < 0 || rank >= size || localSize < 1 || localSize > size || localRank < 0 || localRank >= localSize)
         {
@@ -68,19 +71,19 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
     }
 
     /** True when every rank runs on this node: then the AV holds every rank, at fi_addr = rank. */
-    boolean oneNode()
+    public boolean oneNode()
     {
         return localSize == size;
     }
 
     /** Entries of the node's AV: every rank on one node, the node's ranks across nodes. */
-    int entries()
+    public int entries()
     {
         return oneNode() ? size : localSize;
     }
 
     /** Reads the environment; {@code hydraJob} finds the Hydra job's identity when needed ({@link #hydraJobOfThisProcess()}). */
-    static RankEnvironment detect(final Map<String, String> env, final Supplier<Optional<String>> hydraJob)
+    public static RankEnvironment detect(final Map<String, String> env, final Supplier<Optional<String>> hydraJob)
     {
         final String dirVar = env.get(Rank.DIR_ENV);
         final Path dir = dirVar == null || dirVar.isEmpty() ? DomainAttr.defaultShmDirectory() : Path.of(dirVar);
@@ -132,7 +135,7 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
      * The ranks on this node under srun: entry {@code SLURM_NODEID} of {@code SLURM_STEP_TASKS_PER_NODE}
      * (format {@code 2(x3),1}: 2 tasks on each of 3 nodes, then 1), or the whole step on one node.
      */
-    static int slurmLocalSize(final Map<String, String> env, final int ntasks)
+    public static int slurmLocalSize(final Map<String, String> env, final int ntasks)
     {
         final String perNode = Optional.ofNullable(nonEmpty(env.get("SLURM_STEP_TASKS_PER_NODE")))
             .orElse(nonEmpty(env.get("SLURM_TASKS_PER_NODE")));
@@ -163,14 +166,14 @@ record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int
 
     /**
      * The identity of this process's Hydra job: the KVS name its proxy gives on {@code PMI_FD}
-     * ({@link HydraPmi}), the same on every node; else the proxy's own ({@link #hydraProxyOfThisProcess()}).
+     * ({@link Pmi1Store}), the same on every node; else the proxy's own ({@link #hydraProxyOfThisProcess()}).
      * Asked once per process: later calls return the first answer.
      */
-    static synchronized Optional<String> hydraJobOfThisProcess()
+    public static synchronized Optional<String> hydraJobOfThisProcess()
     {
         if (hydraJobAnswer == null)
         {
-            hydraJobAnswer = HydraPmi.kvsName(System.getenv("PMI_FD")).or(RankEnvironment::hydraProxyOfThisProcess);
+            hydraJobAnswer = Pmi1Store.kvsName(System.getenv("PMI_FD")).or(RankEnvironment::hydraProxyOfThisProcess);
         }
         return hydraJobAnswer;
     }

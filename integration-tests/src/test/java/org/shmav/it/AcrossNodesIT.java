@@ -1,0 +1,150 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.shmav.launch.RingDemo;
+
+/**
+ * One job across simulated nodes ({@link SimulatedNodes}) under MPICH's mpiexec (Hydra, PMI-1 store):
+ * every rank finds every rank at fi_addr = rank (FI_AV_TABLE) or {@code mapAddr + rank} (FI_AV_MAP) in
+ * its node's one AV, on 2 and 4 nodes with even and uneven rank counts; the ring demo runs across nodes;
+ * and the faults (a rank that publishes nothing, a rank that never exchanges, ranks of two nodes sharing
+ * one SHMAV_DIR) reach every rank as a clear error within its deadline.
+ */
+class AcrossNodesIT
+{
+    private static final Pattern SELF = Pattern.compile("self (\\d+) host=(\\S+) local=(\\d+)/(\\d+) at=(\\d+) fiaddr=(\\d+) type=(\\S+) count=(\\d+)");
+    private static final Pattern VIEW = Pattern.compile("view (\\d+): ([\\d ]+)");
+
+    @ParameterizedTest(name = "{0} -n {1} {2}")
+    @CsvSource({"'n1,n2', 4, table", "'n1,n2,n3,n4', 4, map", "'n1:3,n2:1', 4, table", "'n1:2,n2:1,n3:3,n4:2', 8, map",
+        "'n1:3,n2:1,n3:2', 7, table"})
+    void shouldLetEveryRankFindEveryRankInItsNodesAv(final String hosts, final int n, final String type) throws Exception
+    {
+        try (TestDir logs = TestDir.inTmp("nodes-it-logs-");
+             ChildJvm run = SimulatedNodes.mpiexec(hosts, n, Map.of("SHMAV_AV_TYPE", type), NodesRank.class.getName(),
+                 logs.path()))
+        {
+            final String out = succeeded(run);
+            final Map<Integer, String> published = new HashMap<>();
+            final Map<String, Integer> perNode = new HashMap<>();
+            final Matcher self = SELF.matcher(out);
+            while (self.find())
+            {
+                final int rank = Integer.parseInt(self.group(1));
+                published.put(rank, self.group(5));
+                perNode.merge(self.group(2), 1, Integer::sum);
+                assertEquals(type.toUpperCase(), self.group(7), out);
+                assertEquals(Integer.toString(n), self.group(8), "the node's AV holds every rank: " + out);
+                if ("table".equals(type))
+                {
+                    assertEquals(self.group(1), self.group(6), "fi_addr = rank: " + out);
+                }
+            }
+            assertEquals(n, published.size(), out);
+            assertEquals(hosts.split(",").length, perNode.size(), "every node ran ranks: " + perNode);
+            final List<String> expected = new ArrayList<>();
+            for (int r = 0; r < n; r++)
+            {
+                expected.add(published.get(r));
+            }
+            final Matcher view = VIEW.matcher(out);
+            int views = 0;
+            while (view.find())
+            {
+                assertEquals(String.join(" ", expected), view.group(2).trim(), "rank " + view.group(1) + "'s view: " + out);
+                views++;
+            }
+            assertEquals(n, views, out);
+        }
+    }
+
+    @Test
+    void shouldRunTheRingDemoAcrossNodes() throws Exception
+    {
+        try (TestDir logs = TestDir.inTmp("nodes-ring-it-logs-");
+             ChildJvm run = SimulatedNodes.mpiexec("n1:2,n2:1,n3:2", 5, Map.of(), RingDemo.class.getName(), logs.path()))
+        {
+            final String out = succeeded(run);
+            assertTrue(out.contains("token came back with value 5 after 5 hops: ring OK"), out);
+            assertTrue(out.contains("(local rank 1 of 2 on its node)"), out);
+            System.out.println("ring demo across 3 simulated nodes: " + line(out, "wire-up: "));
+        }
+    }
+
+    @Test
+    void shouldNameTheRankThatPublishedNothingAtEveryRank() throws Exception
+    {
+        final String out = faulty("skip-publish:2", "n1,n2", 4);
+        for (int r = 0; r < 4; r++)
+        {
+            final String line = line(out, "error " + r + " ");
+            assertTrue(line.contains("errno=61") && line.contains("rank(s) [2] of 4 published no address") &&
+                line.contains("MPICH Hydra (PMI-1 over PMI_FD)"), out);
+        }
+    }
+
+    @Test
+    void shouldTimeOutEveryRankThatExchangesWhenOneNeverDoes() throws Exception
+    {
+        final String out = faulty("hang:3", "n1,n2", 4);
+        for (int r = 0; r < 3; r++)
+        {
+            final String line = line(out, "error " + r + " ");
+            assertTrue(line.contains("errno=110") && line.contains("the barrier got no answer within 5000 ms") &&
+                line.contains("MPICH Hydra (PMI-1 over PMI_FD)"), out);
+        }
+    }
+
+    @Test
+    void shouldTellRanksOfTwoNodesSharingOneDirectoryThatNamedAvsAreNodeLocal() throws Exception
+    {
+        try (TestDir shared = TestDir.inTmp("nodes-shared-dir-"); TestDir logs = TestDir.inTmp("nodes-shared-it-logs-");
+             ChildJvm run = SimulatedNodes.mpiexec("n1,n2", 4, Map.of("SHMAV_DIR", shared.path().toString(),
+                 "NODES_WAIT", "5"), NodesRank.class.getName(), logs.path()))
+        {
+            final String out = succeeded(run);
+            assertTrue(out.contains("Named AVs are node-local (shared memory): set SHMAV_DIR to a node-local directory"), out);
+            assertTrue(out.contains("errno=16"), out);
+            assertEquals(List.of(), shared.names(), "the job's files are removed all the same");
+        }
+    }
+
+    private static String faulty(final String fault, final String hosts, final int n) throws Exception
+    {
+        try (TestDir logs = TestDir.inTmp("nodes-fault-it-logs-");
+             ChildJvm run = SimulatedNodes.mpiexec(hosts, n, Map.of("NODES_FAULT", fault, "NODES_WAIT", "5"),
+                 NodesRank.class.getName(), logs.path()))
+        {
+            return succeeded(run);
+        }
+    }
+
+    private static String succeeded(final ChildJvm run) throws InterruptedException
+    {
+        final int status = run.waitFor(Duration.ofSeconds(150));
+        final String out = run.stdout();
+        assertEquals(0, status, () -> out + run.stderr());
+        return out;
+    }
+
+    private static String line(final String out, final String start)
+    {
+        final int at = out.indexOf(start);
+        assertTrue(at >= 0, "no line starting '" + start + "' in:\n" + out);
+        final int end = out.indexOf('\n', at);
+        return out.substring(at + start.length(), end < 0 ? out.length() : end);
+    }
+}

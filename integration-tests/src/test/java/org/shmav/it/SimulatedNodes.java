@@ -1,0 +1,85 @@
+package org.shmav.it;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Jobs across simulated nodes on this machine: a real launcher reaches each "node" through
+ * {@code integration-tests/nodes/fakessh}, which runs the node's daemon and its ranks in a mount and
+ * UTS namespace of their own, with their own tmpfs on {@code /dev/shm} and their own host name. Needs
+ * root (unshare, mount) and the launcher; without them a test is skipped with the reason, unless
+ * {@code SHMAV_IT_REQUIRE_MPI=1} (CI), which turns a missing launcher into a failure.
+ */
+final class SimulatedNodes
+{
+    static final Path FAKESSH = Path.of(System.getProperty("user.dir"), "integration-tests", "nodes", "fakessh");
+
+    private SimulatedNodes()
+    {
+    }
+
+    /** Skips (or, under SHMAV_IT_REQUIRE_MPI=1 with root, fails) unless simulated nodes and {@code binary} are here. */
+    static Path require(final String binary, final String debianPackage)
+    {
+        if (!"root".equals(System.getProperty("user.name")))
+        {
+            Assumptions.abort("skipped: simulated nodes need root (unshare -m -u, mount tmpfs); user is " +
+                System.getProperty("user.name"));
+        }
+        for (final String b : List.of(binary, "unshare"))
+        {
+            final Path found = onPath(b);
+            if (found == null)
+            {
+                final String why = b + " is not on PATH: apt-get install " + (b.equals("unshare") ? "util-linux" : debianPackage);
+                if ("1".equals(System.getenv("SHMAV_IT_REQUIRE_MPI")))
+                {
+                    fail(why + " (SHMAV_IT_REQUIRE_MPI=1: this machine must have it)");
+                }
+                Assumptions.abort("skipped: " + why);
+            }
+        }
+        return onPath(binary);
+    }
+
+    /**
+     * {@code mpiexec.hydra -launcher ssh -launcher-exec fakessh -hosts HOSTS -n N [-genv K V]... java ... MAIN};
+     * Hydra places ranks round robin over the hosts' slots ({@code n1:3} is 3 slots).
+     */
+    static ChildJvm mpiexec(final String hosts, final int ranks, final Map<String, String> genv, final String main,
+        final Path logs) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(require("mpiexec.hydra", "mpich").toString(), "-launcher",
+            "ssh", "-launcher-exec", FAKESSH.toString(), "-hosts", hosts, "-n", Integer.toString(ranks)));
+        for (final Map.Entry<String, String> e : genv.entrySet())
+        {
+            command.addAll(List.of("-genv", e.getKey(), e.getValue()));
+        }
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-Xmx96m", "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), main));
+        // /dev/shm is each node's own tmpfs: whatever SHMAV_DIR the test JVM has, the nodes use theirs
+        final Map<String, String> env = new HashMap<>();
+        env.put("SHMAV_DIR", "/dev/shm");
+        return ChildJvm.command(command, env, logs);
+    }
+
+    private static Path onPath(final String binary)
+    {
+        for (final String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/sbin:/bin").split(":"))
+        {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, binary)))
+            {
+                return Path.of(d, binary);
+            }
+        }
+        return null;
+    }
+}

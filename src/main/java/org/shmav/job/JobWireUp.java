@@ -1,0 +1,178 @@
+package org.shmav.job;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+import org.shmav.AddressVector;
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+import org.shmav.store.JobStore;
+
+/**
+ * A job across nodes, wired up through its launcher's key-value store: every rank publishes its
+ * address there under {@value #ADDRESS_KEY}; in {@link #awaitAll} every rank takes part in the store's
+ * exchange, then each node's local rank 0 fetches all N addresses and fills the node's AV in rank
+ * order (entry r = rank r: fi_addr r under FI_AV_TABLE, {@code mapAddr + r} under FI_AV_MAP), and marks
+ * it complete in the job file ({@link JobFile#AV_FILLED}, written after the last entry); the node's
+ * other ranks, which opened the AV read-only, wait for that mark. A failure anywhere (a rank missing
+ * from the store, the store's timeout, local rank 0 dying while it fills) reaches every rank as a
+ * {@link FabricException} within its deadline, and the AV is never marked complete.
+ *
+ * <p>Safe for use by several threads ({@link #awaitAll} is serialised).
+ */
+public final class JobWireUp
+{
+    /** The store key under which each rank publishes its address (hex of its FI_SOCKADDR_IN bytes). */
+    public static final String ADDRESS_KEY = "shmav-addr";
+
+    private final RankEnvironment job;
+    private final JobStore store;
+    private final NodeJob node;
+    private boolean exchanged;
+    private boolean complete;
+
+    public JobWireUp(final RankEnvironment job, final JobStore store, final NodeJob node)
+    {
+        this.job = job;
+        this.store = store;
+        this.node = node;
+    }
+
+    /** {@return the store, as its messages name it} */
+    public String describeStore()
+    {
+        return store.describe();
+    }
+
+    /** Puts this rank's address (its FI_SOCKADDR_IN bytes, position to limit) in the launcher's store. */
+    public void publish(final ByteBuffer sockaddr)
+    {
+        final byte[] bytes = new byte[sockaddr.remaining()];
+        sockaddr.duplicate().get(bytes);
+        store.publish(ADDRESS_KEY, HexFormat.of().formatHex(bytes));
+    }
+
+    /**
+     * Exchanges (once) and waits until the node's AV holds every rank, at most {@code timeout}.
+     *
+     * @throws FabricException FI_ETIMEDOUT when the store's exchange or the fill did not end in time;
+     *                         FI_ENODATA naming the ranks that published nothing (at local rank 0);
+     *                         FI_ECANCELED or FI_EIO when local rank 0 could not fill the AV or died
+     */
+    public synchronized void awaitAll(final Duration timeout)
+    {
+        if (complete)
+        {
+            return;
+        }
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        try
+        {
+            if (!exchanged)
+            {
+                store.exchange(timeout);
+                exchanged = true;
+            }
+            if (node.leader())
+            {
+                fill(deadline);
+            }
+            else
+            {
+                awaitFilled(deadline, timeout);
+            }
+            complete = true;
+        }
+        catch (final FabricException e)
+        {
+            if (node.leader())
+            {
+                node.markFillFailed();
+            }
+            throw new FabricException("shmav_rank_await_all", e.errno(), "rank " + job.rank() + " of " + job.size() +
+                " (job " + job.job() + ", " + store.describe() + "): " + e.detail(), e);
+        }
+    }
+
+    /** Another rank: waits for local rank 0's mark; when it could not fill, names the ranks missing from the store. */
+    private void awaitFilled(final long deadline, final Duration timeout)
+    {
+        try
+        {
+            node.awaitFilled(deadline, "local rank 0 of this node did not fill AV '" + job.avName() + "' with the job's " +
+                job.size() + " ranks within " + timeout.toMillis() + " ms");
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() != FiErrno.ECANCELED)
+            {
+                throw e;
+            }
+            final List<Integer> missing = new ArrayList<>();
+            fetchAll(deadline, missing);
+            throw new FabricException("shmav_rank_await_all", missing.isEmpty() ? e.errno() : FiErrno.ENODATA,
+                e.detail() + (missing.isEmpty() ? "" : ": rank(s) " + missing + " of " + job.size() +
+                " published no address under '" + ADDRESS_KEY + "'"), e);
+        }
+    }
+
+    /** Local rank 0: every rank's address into entry = rank, then the completion mark. */
+    private void fill(final long deadline)
+    {
+        final AddressVector av = node.av();
+        final List<Integer> missing = new ArrayList<>();
+        final byte[][] addresses = fetchAll(deadline, missing);
+        if (!missing.isEmpty())
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, "rank(s) " + missing + " of " + job.size() +
+                " published no address under '" + ADDRESS_KEY + "' before the exchange (they died first, or called " +
+                "awaitAll without publish)");
+        }
+        for (int r = 0; r < job.size(); r++)
+        {
+            av.insertAt(r, ByteBuffer.wrap(addresses[r]));
+        }
+        node.markFilled();
+    }
+
+    /** Every rank's address from the store (null where {@code missing} gets the rank). */
+    private byte[][] fetchAll(final long deadline, final List<Integer> missing)
+    {
+        final byte[][] addresses = new byte[job.size()][];
+        for (int r = 0; r < job.size(); r++)
+        {
+            try
+            {
+                addresses[r] = HexFormat.of().parseHex(store.fetch(r, ADDRESS_KEY, remaining(deadline)));
+            }
+            catch (final FabricException e)
+            {
+                if (e.errno() != FiErrno.ENODATA)
+                {
+                    throw e;
+                }
+                missing.add(r);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new FabricException("shmav_rank_await_all", FiErrno.EINVAL, "rank " + r + "'s value under " +
+                    ADDRESS_KEY + " is not an address shmav published: " + e.getMessage());
+            }
+        }
+        return addresses;
+    }
+
+    private static Duration remaining(final long deadline)
+    {
+        final long left = deadline - System.nanoTime();
+        if (left <= 0)
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.ETIMEDOUT, "the store's answers did not all " +
+                "come before the deadline");
+        }
+        return Duration.ofNanos(left);
+    }
+}

@@ -1,0 +1,334 @@
+package org.shmav.job;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.shmav.AddrFormat;
+import org.shmav.AddressVector;
+import org.shmav.AvAttr;
+import org.shmav.AvType;
+import org.shmav.Domain;
+import org.shmav.DomainAttr;
+import org.shmav.FabricException;
+import org.shmav.Fi;
+import org.shmav.FiErrno;
+
+/**
+ * A job's life on one node, as one of its ranks sees it: the node's AV and the job file
+ * ({@link JobFile}) that says whose it is. Local rank 0 under mpirun, mpiexec or srun claims the name
+ * with the job file, creates the AV and starts the job's cleanup process; every other rank reads the
+ * job file first, attaches only to its own job's AV, and holds its place in the file until it leaves;
+ * the last to leave removes both. A rank of another job given the same name is refused with FI_EBUSY
+ * naming both jobs, and never attaches. Under avrun the launcher made the AV and a rank only attaches.
+ *
+ * <p>When the AV holds the whole job ({@code wholeJob}: one node, or a job across nodes whose launcher
+ * has a store), local rank 0 fills it and the other ranks open it read-only ({@link Fi#READ}); the job
+ * file's state {@link JobFile#AV_FILLED}, written after the last entry, tells them it is complete.
+ *
+ * <p>Not safe for use by several threads at once while it is being closed.
+ */
+public final class NodeJob implements AutoCloseable
+{
+    private static final long POLL_MILLIS = 10;
+
+    private final RankEnvironment job;
+    private final Domain domain;
+    private final AddressVector av;
+    private final JobFile jobFile;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
+
+    private NodeJob(final RankEnvironment job, final Domain domain, final AddressVector av, final JobFile jobFile)
+    {
+        this.job = job;
+        this.domain = domain;
+        this.av = av;
+        this.jobFile = jobFile;
+        // mpirun and mpiexec stop ranks with SIGTERM (Open MPI: SIGKILL 1 s later): leave the node then,
+        // so that the last rank removes the AV and the job file.
+        this.shutdownHook = jobFile == null ? null : new Thread(this::closeAtExit, "shmav-rank-exit");
+        if (shutdownHook != null)
+        {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
+    }
+
+    /**
+     * Joins the job on this node.
+     *
+     * @param job           what the launcher said
+     * @param type          the AV's type when this rank creates it
+     * @param entries       how many entries the node's AV holds: the job's size, or the node's ranks
+     * @param readOnly      whether a rank other than local rank 0 opens the AV read-only (the leader fills it)
+     * @param attachTimeout how long a rank waits for local rank 0 to create the AV
+     */
+    public static NodeJob open(final RankEnvironment job, final AvType type, final int entries, final boolean readOnly,
+        final Duration attachTimeout)
+    {
+        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
+            .shmDirectory(job.directory()).build());
+        try
+        {
+            switch (job.launcher())
+            {
+                case NONE:
+                    return new NodeJob(job, domain, domain.openAv(AvAttr.builder().type(type).count(1).build()), null);
+                case AVRUN:
+                    return new NodeJob(job, domain, JobFiles.attachToLaunchersAv(domain, job, type), null);
+                default:
+                    return job.localRank() == 0 ? create(domain, job, type, entries)
+                        : attach(domain, job, type, readOnly, attachTimeout);
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            domain.close();
+            throw e;
+        }
+    }
+
+    /** {@return the node's AV} */
+    public AddressVector av()
+    {
+        return av;
+    }
+
+    /** {@return whether this rank created the node's AV (and fills it)} */
+    public boolean leader()
+    {
+        return jobFile != null && job.localRank() == 0;
+    }
+
+    /** Local rank 0 claims the name, creates the AV; nobody else creates it. */
+    private static NodeJob create(final Domain domain, final RankEnvironment job, final AvType type, final int entries)
+    {
+        // The common case (an AV left by a job that died) first; the job file and createOnly below decide races.
+        if (JobFiles.avExists(domain, job.avName()))
+        {
+            throw JobRefusals.existsAlready(job, JobFiles.record(job), null);
+        }
+        final JobFile jobFile;
+        try
+        {
+            jobFile = JobFile.create(job.directory(), job.avName(), job.job(), job.localSize());
+        }
+        catch (final FileAlreadyExistsException e)
+        {
+            final Optional<JobRecord> owner = JobFiles.recordedOwner(job);
+            if (owner.isPresent() && owner.get().running() == 0 && !JobFiles.avExists(domain, job.avName()))
+            {
+                throw JobRefusals.leftOver(job, owner.get());
+            }
+            throw JobRefusals.existsAlready(job, owner, null);
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot create " + JobFiles.file(job) + ": " + e, e);
+        }
+        try
+        {
+            final AddressVector av = domain.openAv(AvAttr.builder().type(type).count(entries).name(job.avName())
+                .createOnly(true).build());
+            try
+            {
+                jobFile.avCreated();
+            }
+            catch (final IOException e)
+            {
+                av.close();
+                domain.unlinkAv(job.avName());
+                throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot write " + JobFiles.file(job) + ": " + e, e);
+            }
+            JobFiles.startReaper(job, jobFile);
+            return new NodeJob(job, domain, av, jobFile);
+        }
+        catch (final RuntimeException e)
+        {
+            // This job's own file, still locked by this process: nobody else removes or replaces it.
+            JobFiles.closeAndDelete(jobFile, e);
+            if (e instanceof FabricException f && f.errno() == FiErrno.EEXIST)
+            {
+                throw JobRefusals.existsAlready(job, Optional.empty(), f);
+            }
+            throw e;
+        }
+    }
+
+    /** Another local rank: waits (bounded) for its job's AV, refuses another job's, then attaches. */
+    private static NodeJob attach(final Domain domain, final RankEnvironment job, final AvType type,
+        final boolean readOnly, final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final JobFile jobFile = JobFiles.awaitAndJoin(domain, job, deadline, timeout);
+        try
+        {
+            return new NodeJob(job, domain, domain.openAv(AvAttr.builder().type(AvType.UNSPEC).name(job.avName())
+                .flags(readOnly ? Fi.READ : 0).build()), jobFile);
+        }
+        catch (final RuntimeException e)
+        {
+            JobFiles.closeQuietly(jobFile);
+            throw e;
+        }
+    }
+
+    /** Local rank 0: the AV holds every entry now; the node's other ranks may read it. */
+    public void markFilled()
+    {
+        try
+        {
+            jobFile.avFilled();
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.EIO, "cannot write " + JobFiles.file(job) + ": " + e, e);
+        }
+    }
+
+    /** Local rank 0: the AV cannot be filled; the node's other ranks stop waiting (best effort). */
+    public void markFillFailed()
+    {
+        try
+        {
+            jobFile.fillFailed();
+        }
+        catch (final IOException e)
+        {
+            // the others then wait until their deadline
+        }
+    }
+
+    /**
+     * A rank other than local rank 0: waits until local rank 0 filled the AV, at most until
+     * {@code deadlineNanos}.
+     *
+     * @throws FabricException FI_ECANCELED when local rank 0 could not fill it, FI_EIO when it died
+     *                         meanwhile, FI_ETIMEDOUT at the deadline
+     */
+    public void awaitFilled(final long deadlineNanos, final String timeoutMessage)
+    {
+        while (true)
+        {
+            final int state;
+            final boolean leaderRuns;
+            try
+            {
+                state = jobFile.read().state();
+                leaderRuns = jobFile.running(0);
+            }
+            catch (final IOException e)
+            {
+                throw new FabricException("shmav_rank_await_all", FiErrno.EIO, "cannot read " + JobFiles.file(job) + ": " + e, e);
+            }
+            if (state == JobFile.AV_FILLED)
+            {
+                return;
+            }
+            if (state == JobFile.FILL_FAILED || !leaderRuns)
+            {
+                throw new FabricException("shmav_rank_await_all", state == JobFile.FILL_FAILED ? FiErrno.ECANCELED :
+                    FiErrno.EIO, "rank " + job.rank() + ": local rank 0 of this node " + (state == JobFile.FILL_FAILED ?
+                    "could not fill" : "died before it filled") + " AV '" + job.avName() + "' in " + job.directory() +
+                    " (see its error); the AV is never marked complete, so no rank uses it");
+            }
+            if (System.nanoTime() - deadlineNanos > 0)
+            {
+                throw new FabricException("shmav_rank_await_all", FiErrno.ETIMEDOUT, timeoutMessage);
+            }
+            JobFiles.sleep(POLL_MILLIS, job);
+        }
+    }
+
+    /**
+     * Closes the AV handle and the domain; under a foreign launcher the last local rank to leave removes
+     * the AV and the job file.
+     *
+     * @throws FabricException FI_EBUSY while an endpoint or AV set references the AV (the rank stays open);
+     *                         FI_EIO when this rank cannot tell whether it left last
+     */
+    @Override
+    public void close()
+    {
+        if (closed.get())
+        {
+            return;
+        }
+        av.close(); // FI_EBUSY leaves the rank open, as before
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        removeShutdownHook();
+        try
+        {
+            if (jobFile != null)
+            {
+                leaveNode();
+            }
+        }
+        finally
+        {
+            domain.close();
+        }
+    }
+
+    /** The shutdown hook: the process is ending, so nothing it holds may keep the node's AV from its last rank. */
+    private void closeAtExit()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        try
+        {
+            av.close();
+        }
+        catch (final RuntimeException e)
+        {
+            // FI_EBUSY (an endpoint or AV set still open): the kernel releases the attacher as the process ends
+        }
+        try
+        {
+            leaveNode();
+        }
+        catch (final RuntimeException e)
+        {
+            System.err.println("shmav: rank " + job.rank() + " at exit: " + e.getMessage());
+        }
+    }
+
+    private void removeShutdownHook()
+    {
+        if (shutdownHook != null)
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            }
+            catch (final IllegalStateException e)
+            {
+                // the JVM is shutting down: the hook runs and finds the rank closed
+            }
+        }
+    }
+
+    private void leaveNode()
+    {
+        try (JobFile file = jobFile)
+        {
+            if (file.leave())
+            {
+                domain.unlinkAv(job.avName());
+                file.delete();
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException("shmav_rank_close", FiErrno.EIO, "cannot tell whether rank " + job.rank() +
+                " left AV '" + job.avName() + "' last (shmav gc removes it once every rank is gone): " + e, e);
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package org.shmav.store;
+
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One PMI-1 text connection to the node's Hydra proxy: a command line out, one answer line back, each
+ * exchange bounded by a deadline.
+ *
+ * <p>Java cannot open an inherited socket by number ({@code /proc/self/fd/N} refuses sockets), so the
+ * descriptor {@code PMI_FD} is wrapped with {@code sun.misc.Unsafe} (module jdk.unsupported, no flag
+ * needed); it is never closed, as MPI's own client in the same process may use it. Answers are read
+ * byte by byte up to the newline, so nothing past an answer is consumed.
+ *
+ * <p>Each exchange runs on one daemon thread (a proxy that never answers must not keep the JVM alive);
+ * the caller waits for it at most until its deadline. An exchange that timed out leaves its answer
+ * pending on the socket, so the wire is broken from then on: every later exchange fails at once.
+ * Exchanges are serialised: safe for use by several threads.
+ */
+final class Pmi1Wire
+{
+    private final OutputStream out;
+    private final InputStream in;
+    private final ExecutorService reader;
+    private volatile String broken;
+
+    Pmi1Wire(final OutputStream out, final InputStream in)
+    {
+        this.out = out;
+        this.in = in;
+        this.reader = Executors.newSingleThreadExecutor(r -> {
+            final Thread t = new Thread(r, "shmav-pmi1");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The wire over the inherited descriptor {@code pmiFd}, or empty when it is no number or the JVM cannot wrap it. */
+    static Optional<Pmi1Wire> ofDescriptor(final String pmiFd)
+    {
+        final int fd;
+        try
+        {
+            fd = Integer.parseInt(pmiFd.trim());
+        }
+        catch (final NumberFormatException | NullPointerException e)
+        {
+            return Optional.empty();
+        }
+        final FileDescriptor descriptor = wrap(fd);
+        return descriptor == null ? Optional.empty() :
+            Optional.of(new Pmi1Wire(new FileOutputStream(descriptor), new FileInputStream(descriptor)));
+    }
+
+    /**
+     * Sends {@code command} and returns the answer line, waiting at most until {@code deadlineNanos}
+     * ({@link System#nanoTime()}).
+     *
+     * @throws TimeoutException when no answer came in time (the wire is broken from then on)
+     * @throws IOException      when the socket failed or the wire broke earlier
+     */
+    synchronized String exchange(final String command, final long deadlineNanos) throws IOException, TimeoutException,
+        InterruptedException
+    {
+        if (broken != null)
+        {
+            throw new IOException(broken);
+        }
+        final Future<String> answer = reader.submit(() -> {
+            out.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return readLine(command);
+        });
+        try
+        {
+            return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        catch (final TimeoutException e)
+        {
+            broken = "an earlier '" + firstWord(command) + "' got no answer in time, so the connection is out of step";
+            throw e;
+        }
+        catch (final ExecutionException e)
+        {
+            broken = "the connection failed: " + e.getCause();
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+    }
+
+    private String readLine(final String command) throws IOException
+    {
+        final StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read())
+        {
+            if (c < 0 || line.length() > 8192)
+            {
+                throw new IOException("the proxy closed the PMI socket instead of answering " + firstWord(command));
+            }
+            line.append((char)c);
+        }
+        return line.toString();
+    }
+
+    /** The value of {@code name=} in an answer line, or null. */
+    static String field(final String line, final String name)
+    {
+        for (final String word : line.trim().split(" "))
+        {
+            if (word.startsWith(name + "="))
+            {
+                return word.substring(name.length() + 1);
+            }
+        }
+        return null;
+    }
+
+    private static String firstWord(final String command)
+    {
+        final int space = command.indexOf(' ');
+        return space < 0 ? command : command.substring(0, space);
+    }
+
+    /** A FileDescriptor for the inherited descriptor {@code fd}, or null when the JVM does not allow it. */
+    private static FileDescriptor wrap(final int fd)
+    {
+        try
+        {
+            final Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            final Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
+            theUnsafe.setAccessible(true);
+            final Object unsafe = theUnsafe.get(null);
+            final long offset = (long)unsafeClass.getMethod("objectFieldOffset", Field.class)
+                .invoke(unsafe, FileDescriptor.class.getDeclaredField("fd"));
+            final FileDescriptor descriptor = new FileDescriptor();
+            unsafeClass.getMethod("putInt", Object.class, long.class, int.class).invoke(unsafe, descriptor, offset, fd);
+            return descriptor;
+        }
+        catch (final ReflectiveOperationException | RuntimeException | LinkageError e)
+        {
+            return null;
+        }
+    }
+}

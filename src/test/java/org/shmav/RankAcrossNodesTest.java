@@ -1,0 +1,231 @@
+package org.shmav;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.shmav.job.JobFile;
+import org.shmav.job.JobId;
+import org.shmav.job.RankEnvironment;
+import org.shmav.job.RankEnvironment.Launcher;
+import org.shmav.store.JobStore;
+
+/**
+ * A job across two "nodes" (two directories) wired up through an in-memory store: each node's local
+ * rank 0 fills its AV with every rank; the other ranks read it. The real launchers across simulated
+ * nodes are in AcrossNodesIT.
+ */
+class RankAcrossNodesTest
+{
+    @TempDir
+    Path nodeA;
+    @TempDir
+    Path nodeB;
+
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+    private final List<Rank> ranks = new ArrayList<>();
+
+    @AfterEach
+    void close()
+    {
+        pool.shutdownNow();
+        for (int i = ranks.size() - 1; i >= 0; i--)
+        {
+            ranks.get(i).close();
+        }
+    }
+
+    @Test
+    void shouldGiveEveryRankOnEveryNodeEveryRankAtFiAddrRank() throws Exception
+    {
+        final FakeStore store = new FakeStore(5);
+        // ranks 0, 2, 4 on node A, ranks 1, 3 on node B (round robin, uneven)
+        final Rank[] r = {open(store, 0, nodeA, 0, 3), open(store, 1, nodeB, 0, 2), open(store, 2, nodeA, 1, 3),
+            open(store, 3, nodeB, 1, 2), open(store, 4, nodeA, 2, 3)};
+        final List<Future<?>> done = new ArrayList<>();
+        for (final Rank rank : r)
+        {
+            rank.publish(new InetSocketAddress("127.0.0.1", 7000 + rank.rank()));
+            done.add(pool.submit(() -> rank.awaitAll(Duration.ofSeconds(20))));
+        }
+        for (final Future<?> f : done)
+        {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        for (final Rank rank : r)
+        {
+            assertTrue(rank.holdsWholeJob() && rank.spansNodes(), rank.toString());
+            assertEquals(rank.rank(), rank.fiAddr());
+            assertEquals(5, rank.av().count());
+            for (int p = 0; p < 5; p++)
+            {
+                assertEquals(new InetSocketAddress("127.0.0.1", 7000 + p), rank.peer(p), rank + " peer " + p);
+            }
+        }
+        assertEquals(JobFile.AV_FILLED, org.shmav.job.JobRecord.read(JobFile.path(nodeB, "slurm-9.0")).orElseThrow().state());
+        assertEquals(FiErrno.EPERM, assertThrows(FabricException.class,
+            () -> r[3].av().insertAt(0, Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", 1)))).errno(),
+            "a rank other than local rank 0 opened the AV read-only");
+    }
+
+    @Test
+    void shouldNameTheRankMissingFromTheStoreAtTheLeaderAndTheOtherRanks() throws Exception
+    {
+        final FakeStore store = new FakeStore(3);
+        final Rank a0 = open(store, 0, nodeA, 0, 2);
+        final Rank b0 = open(store, 1, nodeB, 0, 1);
+        final Rank a1 = open(store, 2, nodeA, 1, 2);
+        a0.publish(new InetSocketAddress("127.0.0.1", 7000));
+        a1.publish(new InetSocketAddress("127.0.0.1", 7002)); // rank 1 publishes nothing
+        final List<Future<FabricException>> errors = new ArrayList<>();
+        for (final Rank rank : List.of(a0, b0, a1))
+        {
+            errors.add(pool.submit(() -> assertThrows(FabricException.class, () -> rank.awaitAll(Duration.ofSeconds(20)))));
+        }
+        for (final Future<FabricException> f : errors)
+        {
+            final FabricException e = f.get(30, TimeUnit.SECONDS);
+            assertEquals(FiErrno.ENODATA, e.errno(), e.getMessage());
+            assertTrue(e.getMessage().contains("rank(s) [1] of 3 published no address") &&
+                e.getMessage().contains("fake store"), e.getMessage());
+        }
+        assertEquals(JobFile.FILL_FAILED, org.shmav.job.JobRecord.read(JobFile.path(nodeA, "slurm-9.0")).orElseThrow().state(),
+            "never marked complete");
+    }
+
+    @Test
+    void shouldStopWaitingWhenTheNodesLeaderDiesBeforeItFills() throws Exception
+    {
+        final FakeStore store = new FakeStore(2);
+        final Rank a0 = open(store, 0, nodeA, 0, 2);
+        final Rank a1 = open(store, 1, nodeA, 1, 2);
+        a1.publish(new InetSocketAddress("127.0.0.1", 7001));
+        store.skipBarrier = true;
+        ranks.remove(a0);
+        a0.close(); // as if it died: its place in the job file is free, the AV never marked complete
+        final long start = System.nanoTime();
+        final FabricException e = assertThrows(FabricException.class, () -> a1.awaitAll(Duration.ofSeconds(20)));
+        assertEquals(FiErrno.EIO, e.errno(), e.getMessage());
+        assertTrue(e.getMessage().contains("local rank 0 of this node died before it filled"), e.getMessage());
+        assertTrue(System.nanoTime() - start < 10_000_000_000L);
+    }
+
+    @Test
+    void shouldTimeOutAtTheDeadlineWhenTheStoresExchangeNeverEnds() throws Exception
+    {
+        final FakeStore store = new FakeStore(2);
+        final Rank b0 = open(store, 1, nodeB, 0, 1);
+        b0.publish(new InetSocketAddress("127.0.0.1", 7001)); // rank 0 never comes
+        final FabricException e = assertThrows(FabricException.class, () -> b0.awaitAll(Duration.ofMillis(300)));
+        assertEquals(FiErrno.ETIMEDOUT, e.errno());
+        assertTrue(e.getMessage().contains("fake store") && e.getMessage().contains("rank 1 of 2"), e.getMessage());
+        assertFalse(Files.exists(nodeA.resolve("slurm-9.0")));
+    }
+
+    private Rank open(final FakeStore store, final int rank, final Path node, final int localRank, final int localSize)
+    {
+        final Rank r = Rank.open(new RankEnvironment(Launcher.SLURM, rank, store.size, localRank, localSize,
+            "slurm-9.0", node, new JobId("Slurm srun", "9.0")), store.as(rank), AvType.TABLE,
+            Duration.ofSeconds(10), null);
+        ranks.add(r);
+        return r;
+    }
+
+    /** A job-wide store in this JVM: one map, one barrier. */
+    static final class FakeStore
+    {
+        final int size;
+        final Map<String, String> values = new ConcurrentHashMap<>();
+        final CyclicBarrier barrier;
+        volatile boolean skipBarrier;
+
+        FakeStore(final int size)
+        {
+            this.size = size;
+            this.barrier = new CyclicBarrier(size);
+        }
+
+        JobStore as(final int rank)
+        {
+            return new JobStore()
+            {
+                @Override
+                public String describe()
+                {
+                    return "fake store";
+                }
+
+                @Override
+                public int rank()
+                {
+                    return rank;
+                }
+
+                @Override
+                public int size()
+                {
+                    return size;
+                }
+
+                @Override
+                public void publish(final String key, final String value)
+                {
+                    values.put(key + "-" + rank, value);
+                }
+
+                @Override
+                public void exchange(final Duration timeout)
+                {
+                    if (skipBarrier)
+                    {
+                        return;
+                    }
+                    try
+                    {
+                        barrier.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+                    }
+                    catch (final TimeoutException | BrokenBarrierException | InterruptedException e)
+                    {
+                        throw new FabricException("fake_fence", FiErrno.ETIMEDOUT, "fake store: the fence timed out");
+                    }
+                }
+
+                @Override
+                public String fetch(final int of, final String key, final Duration timeout)
+                {
+                    final String v = values.get(key + "-" + of);
+                    if (v == null)
+                    {
+                        throw new FabricException("fake_get", FiErrno.ENODATA, "fake store: rank " + of + " has no " + key);
+                    }
+                    return v;
+                }
+
+                @Override
+                public void close()
+                {
+                }
+            };
+        }
+    }
+}
