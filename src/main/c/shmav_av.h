@@ -29,6 +29,20 @@
  * description lock (F_OFD_SETLK, define _GNU_SOURCE) where the C library has one, else a POSIX lock
  * (F_SETLK), which closing any other descriptor of the file would drop.
  *
+ * Lock kinds, for a C writer (shm-layout.md, LIFECYCLE, Lock file): every writers' lock (attacher
+ * liveness at attachersOffset + 64 * a, the auth-key byte 3088, the creator's byte 3080 while creating,
+ * the name lock of a remover) is taken in the lock file SHMAV_LOCK_FILE_PREFIX<name> beside the AV,
+ * never in the AV file. Java writers take open file description locks there (F_OFD_SETLK, through
+ * JNA), or POSIX locks (F_SETLK) where native access is unavailable; Linux makes the two kinds conflict
+ * with each other as with locks of another process, so a C writer using either interoperates with
+ * both. Take F_OFD_SETLK (l_pid = 0, never F_OFD_SETLKW) on a descriptor of your own from
+ * open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC), checked with fstat against the header's
+ * lockFileInode/lockFileDevice (SHMAV_H_LOCK_FILE_INODE, SHMAV_H_LOCK_FILE_DEVICE); test liveness with
+ * F_OFD_GETLK and F_RDLCK; never dup it or let a child inherit it (a child would keep a dead writer's
+ * locks alive), and never mix the kinds on one byte within a process. shmav_ofd_trylock below is
+ * such a lock. Remove an AV only as shm-layout.md, WRITER'S CHECKLIST, Remove says: by identity,
+ * under the exclusive lock of byte 3080 of its lock file.
+ *
  *     shmav_av av;
  *     char err[256];
  *     if (shmav_av_open(&av, "/dev/shm/job7", err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); ... }
@@ -85,6 +99,12 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_HEADER_LENGTH       4096u
 /* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
 #define SHMAV_READERS_LOCK_OFFSET 3072
+/* Bytes of the lock file (never of the AV file): creators hold 3080 shared until their AV is published,
+   removers exclusive while they remove by identity (the name lock); auth-key inserters 3088 exclusive. */
+#define SHMAV_CREATOR_LOCK_OFFSET  3080
+#define SHMAV_AUTH_KEY_LOCK_OFFSET 3088
+/* The lock file of AV <name> is <directory>/SHMAV_LOCK_FILE_PREFIX<name>. */
+#define SHMAV_LOCK_FILE_PREFIX    ".shmav-lock."
 #define SHMAV_SECTION_ALIGNMENT   4096u
 #define SHMAV_MAX_CAPACITY        (1ULL << 28)
 #define SHMAV_MAX_SEGMENTS        32u
@@ -119,6 +139,8 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_H_SEGMENT_COUNT     128 /* u32, segments published: release store by a grower, acquire here */
 #define SHMAV_H_CREATED_MILLIS    136
 #define SHMAV_H_MAX_CAPACITY      144
+#define SHMAV_H_LOCK_FILE_INODE   152 /* st_ino of the AV's lock file: a writer locks only that file */
+#define SHMAV_H_LOCK_FILE_DEVICE  160 /* its st_dev */
 #define SHMAV_H_CHANGES           192
 #define SHMAV_H_ATTACHERS_HIGH_WATER 320
 #define SHMAV_H_INDEX_STATE       384 /* u64 indexState (layout 5): which hash area is the index, under which
@@ -648,6 +670,35 @@ static inline int shmav_av_follow(shmav_av *av, char *err, size_t errlen)
     view.locked = av->locked;
     *av = view;
     return 1;
+}
+
+/**
+ * For a C writer: takes (type F_RDLCK or F_WRLCK) or gives back (F_UNLCK) the lock of byte {@code at}
+ * of the lock file open on {@code fd}, never blocking, as the kind Java writers take and see: an open
+ * file description lock where the C library has F_OFD_SETLK, else a POSIX lock (which any close of
+ * another descriptor of the file in this process drops). 0 when done, else -1 with errno (EAGAIN or
+ * EACCES: held by another process or description).
+ */
+static inline int shmav_ofd_trylock(int fd, off_t at, short type)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl); /* l_pid = 0: required by the OFD commands */
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = at;
+    fl.l_len = 1;
+#ifdef F_OFD_SETLK
+    const int cmd = F_OFD_SETLK;
+#else
+    const int cmd = F_SETLK;
+#endif
+    int rc;
+    do
+    {
+        rc = fcntl(fd, cmd, &fl);
+    }
+    while (rc != 0 && errno == EINTR);
+    return rc;
 }
 
 /**

@@ -8,14 +8,13 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
-import org.shmav.Domain;
-import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobRecord;
 import org.shmav.slots.Region;
 import org.shmav.shm.AvLockFile;
 import org.shmav.shm.CreatorLeftovers;
+import org.shmav.shm.FileIdentity;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
 
@@ -75,6 +74,8 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         for (final Path file : dir.entries())
         {
             final AvSnapshot s;
+            // Before the snapshot: a removal then takes only the file judged, or an older one (which it refuses)
+            final FileIdentity identity = FileIdentity.of(file);
             try
             {
                 s = AvSnapshot.read(file.getFileName().toString(), file, AvDirectory.openReadOnly(file));
@@ -85,7 +86,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
                 out().println("left      " + file.getFileName() + ": not a shmav AV (" + e.getMessage() + ")");
                 continue;
             }
-            collect(dir, s, job(dir, s.name()));
+            collect(dir, s, identity, job(dir, s.name()));
         }
         for (final Path file : dir.jobFiles())
         {
@@ -121,7 +122,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         }
     }
 
-    private void collect(final AvDirectory dir, final AvSnapshot s, final JobRecord job)
+    private void collect(final AvDirectory dir, final AvSnapshot s, final FileIdentity identity, final JobRecord job)
     {
         final long now = System.currentTimeMillis();
         final long idleMillis = now - s.lastActivityMillis();
@@ -130,7 +131,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         // A job file tells more than the time since the last join: whether the AV's job is over.
         if (!s.inUse() && job != null && job.over())
         {
-            if (remove(dir, s, dead + ", and its job " + job.job() + " is over: " + (job.joined() == 1
+            if (remove(dir, s, identity, dead + ", and its job " + job.job() + " is over: " + (job.joined() == 1
                 ? "its one process that joined is gone" : "all " + job.joined() + " of its processes that joined are gone")))
             {
                 removeJobFile(job.file(), "the job file of '" + s.name() + "', removed with it");
@@ -139,7 +140,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         }
         if (!s.inUse() && (job == null || job.running() == 0) && idleMillis >= graceSeconds * 1000)
         {
-            if (remove(dir, s, dead + ", last joined " + Text.age(s.lastActivityMillis(), now) + " ago") && job != null)
+            if (remove(dir, s, identity, dead + ", last joined " + Text.age(s.lastActivityMillis(), now) + " ago") && job != null)
             {
                 removeJobFile(job.file(), "the job file of '" + s.name() + "', removed with it");
             }
@@ -229,13 +230,19 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             "', which is gone");
     }
 
-    private boolean remove(final AvDirectory dir, final AvSnapshot s, final String why)
+    /** Removes the AV judged in {@code s}, by identity: an AV made anew under its name since is left. */
+    private boolean remove(final AvDirectory dir, final AvSnapshot s, final FileIdentity identity, final String why)
     {
         if (!dryRun)
         {
-            try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir.path()).build()))
+            try
             {
-                domain.unlinkAv(s.name());
+                if (identity == null || !SharedAvFile.unlink(dir.path(), s.name(), identity))
+                {
+                    kept++;
+                    out().println("kept      " + s.name() + ": removed or made anew by another process meanwhile");
+                    return false;
+                }
             }
             catch (final FabricException e)
             {

@@ -54,6 +54,7 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
             s.creatorPid(), Text.count(s.changes(), "change", "changes"), s.layout().avType() == AvType.MAP ?
                 String.format(", map_addr base 0x%x", s.mapAddrBase()) : "");
         out().printf("  attachers: %d live, %d dead%n", s.liveAttachers(), s.deadAttachers());
+        out().printf("  this JVM's locks in lock files: %s%n", org.shmav.shm.AvFileChannel.lockKind());
         final Text.Table attachers = new Text.Table("ENTRY", "PID", "PROCESS", "ATTACHED");
         s.attachers().stream().filter(AvSnapshot.Attacher::occupied).forEach(a -> attachers.row(a.index(), a.pid(),
             a.alive() ? "live" : "dead", Text.time(a.attachedMillis())));

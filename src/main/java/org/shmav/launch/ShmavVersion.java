@@ -14,6 +14,7 @@ public final class ShmavVersion implements IVersionProvider
             "${COMMAND-NAME} (shmav " + (version == null ? "development build" : version) + ")",
             "AV file layout " + org.shmav.shm.AvFileDescriptor.VERSION_MAJOR + "." +
                 org.shmav.shm.AvFileDescriptor.VERSION_MINOR,
-            "Java " + Runtime.version()};
+            "Java " + Runtime.version(),
+            "lock files: " + org.shmav.shm.AvFileChannel.lockKind()};
     }
 }

@@ -29,7 +29,11 @@ import java.util.Map;
  * <p>Lock tests never block: {@link #probe} takes a shared lock for a moment (it conflicts with the
  * owner's exclusive one) and gives it back. A lock this JVM holds shows as {@link Probe#HELD}
  * (the JDK refuses overlapping locks within one JVM), as does a test that fails for any other
- * reason: liveness that cannot be determined is never taken for death. Thread-safe.
+ * reason: liveness that cannot be determined is never taken for death.
+ *
+ * <p>Lock files ({@link #openLockFile}) take open-file-description locks instead where the JVM can
+ * ({@link OfdLocks}), through descriptors of their own that no other code closes: a close elsewhere in
+ * the JVM cannot drop them. {@link #lockKind} says which kind this JVM uses. Thread-safe.
  */
 public final class AvFileChannel
 {
@@ -46,6 +50,8 @@ public final class AvFileChannel
     private static final Map<Object, AvFileChannel> OPEN = new HashMap<>();
     /** Descriptors opened while a name changed under us: never closed, see {@link #open}. */
     private static final List<FileChannel> UNKNOWN = new ArrayList<>();
+    /** The key under which {@link #tryLockAll} records its lock (positions are never negative). */
+    private static final long ALL = -1;
 
     private final Object key;
     /** The name it was last opened by: a creator's file is first registered under its temporary name. */
@@ -53,15 +59,107 @@ public final class AvFileChannel
     /** Set once under {@link #OPEN}; read without it, so that lock calls never take {@link #OPEN}. */
     private volatile FileChannel readOnly;
     private volatile FileChannel readWrite;
+    /** A lock file's own descriptors for OFD locks ({@link OfdLocks}), -1 until opened; unused for POSIX locks. */
+    private volatile int ofdReadOnly = -1;
+    private volatile int ofdReadWrite = -1;
+    private final boolean ofd;
     private int users;
     /** Locks held, by file position; shared ones counted, since one JVM may hold one only once. */
-    private final Map<Long, FileLock> locks = new HashMap<>();
+    private final Map<Long, Held> locks = new HashMap<>();
     private final Map<Long, Integer> sharedHolders = new HashMap<>();
 
-    private AvFileChannel(final Object key, final Path file)
+    private AvFileChannel(final Object key, final Path file, final boolean ofd)
     {
         this.key = key;
         this.file = file;
+        this.ofd = ofd;
+    }
+
+    /** One lock held: a POSIX lock ({@code lock}), or an OFD lock of [position, position + length) through {@code fd}. */
+    private record Held(FileLock lock, int fd, long position, long length)
+    {
+        void release()
+        {
+            if (lock != null)
+            {
+                AvFileChannel.release(lock);
+            }
+            else
+            {
+                OfdLocks.unlock(fd, position, length);
+            }
+        }
+    }
+
+    /**
+     * Which record locks this JVM takes in lock files, for people ({@code shmav show}, logs): the
+     * open-file-description kind, or the POSIX fallback and why.
+     */
+    public static String lockKind()
+    {
+        return OfdLocks.UNAVAILABLE == null ? "open-file-description locks (F_OFD_SETLK)"
+            : "POSIX record locks (F_SETLK; a close of the lock file anywhere in this JVM drops them): " +
+                "OFD locks unavailable, " + OfdLocks.UNAVAILABLE;
+    }
+
+    /**
+     * Opens a lock file like {@link #open}, with OFD locks where this JVM can take them ({@link #lockKind}).
+     * Every open of the lock file must come through here, so that its locks are of one kind.
+     */
+    public static AvFileChannel openLockFile(final Path file, final boolean write) throws IOException
+    {
+        if (OfdLocks.UNAVAILABLE != null)
+        {
+            return open(file, write);
+        }
+        synchronized (OPEN)
+        {
+            for (int attempt = 0; ; attempt++)
+            {
+                final Object key = fileKey(file);
+                AvFileChannel open = OPEN.get(key);
+                if (open != null && (!open.ofd ? open.channel(write) != null : open.ofdDescriptor(write) >= 0))
+                {
+                    open.users++;
+                    return open;
+                }
+                if (open != null && !open.ofd)
+                {
+                    return open(file, write); // opened as a plain file by someone: POSIX it stays
+                }
+                final int fd = OfdLocks.open(file, write);
+                if (!key.equals(fileKey(file)))
+                {
+                    OfdLocks.closeQuietly(fd); // another file now has the name; closing drops no lock of ours
+                    if (attempt < 3)
+                    {
+                        continue;
+                    }
+                    throw new IOException(file + " keeps being replaced while it is opened");
+                }
+                if (open == null)
+                {
+                    open = new AvFileChannel(key, file, true);
+                    OPEN.put(key, open);
+                }
+                if (write)
+                {
+                    open.ofdReadWrite = fd;
+                }
+                else
+                {
+                    open.ofdReadOnly = fd;
+                }
+                open.users++;
+                return open;
+            }
+        }
+    }
+
+    /** The OFD descriptor to lock through: read-write when {@code write}, else any; -1 when none is open. */
+    private int ofdDescriptor(final boolean write)
+    {
+        return write ? ofdReadWrite : ofdReadWrite >= 0 ? ofdReadWrite : ofdReadOnly;
     }
 
     /**
@@ -101,7 +199,7 @@ public final class AvFileChannel
                 }
                 if (open == null)
                 {
-                    open = new AvFileChannel(key, file);
+                    open = new AvFileChannel(key, file, false);
                     OPEN.put(key, open);
                 }
                 open.file = file;
@@ -122,7 +220,7 @@ public final class AvFileChannel
         synchronized (OPEN)
         {
             final Object key = fileKey(file);
-            final AvFileChannel open = new AvFileChannel(key, file);
+            final AvFileChannel open = new AvFileChannel(key, file, false);
             open.adopt(ch, true);
             open.users = 1;
             OPEN.put(key, open);
@@ -158,6 +256,19 @@ public final class AvFileChannel
         return write ? readWrite : readWrite != null ? readWrite : readOnly;
     }
 
+    /** Whether {@code name} leads to this open file now (false when it leads elsewhere, or nowhere). */
+    public boolean isNamedBy(final Path name)
+    {
+        try
+        {
+            return key.equals(fileKey(name));
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+    }
+
     /** The name this file was opened by. */
     public Path path()
     {
@@ -176,17 +287,42 @@ public final class AvFileChannel
      */
     public synchronized boolean tryLock(final long position)
     {
-        if (locks.containsKey(position))
+        if (locks.containsKey(position) || locks.containsKey(ALL))
         {
             return false;
         }
-        final FileLock lock = attempt(channelFor(true), position, false);
+        final Held lock = attempt(true, position, 1, false);
         if (lock == null)
         {
             return false;
         }
         locks.put(position, lock);
         return true;
+    }
+
+    /**
+     * Takes the exclusive lock of every byte of the file (to any end) for this JVM, without blocking:
+     * false when any process, this JVM included, holds a lock in it. {@link #unlockAll} gives it back.
+     */
+    public synchronized boolean tryLockAll()
+    {
+        if (!locks.isEmpty())
+        {
+            return false; // OFD locks of one description merge rather than conflict: the JVM's own come first
+        }
+        final Held lock = attempt(true, 0, ofd ? 0 : Long.MAX_VALUE, false);
+        if (lock == null)
+        {
+            return false;
+        }
+        locks.put(ALL, lock);
+        return true;
+    }
+
+    /** Gives back the lock of {@link #tryLockAll}. */
+    public void unlockAll()
+    {
+        unlock(ALL);
     }
 
     /**
@@ -201,7 +337,11 @@ public final class AvFileChannel
             sharedHolders.put(position, holders + 1);
             return true;
         }
-        final FileLock lock = attempt(channelFor(false), position, true);
+        if (locks.containsKey(position) || locks.containsKey(ALL))
+        {
+            return false; // this JVM holds it exclusively
+        }
+        final Held lock = attempt(false, position, 1, true);
         if (lock == null)
         {
             return false;
@@ -221,10 +361,10 @@ public final class AvFileChannel
             return;
         }
         sharedHolders.remove(position);
-        final FileLock lock = locks.remove(position);
+        final Held lock = locks.remove(position);
         if (lock != null)
         {
-            release(lock);
+            lock.release();
         }
     }
 
@@ -234,16 +374,22 @@ public final class AvFileChannel
      */
     public synchronized Probe probe(final long position)
     {
-        if (locks.containsKey(position))
+        if (locks.containsKey(position) || locks.containsKey(ALL))
         {
             return Probe.HELD;
         }
-        final FileLock lock = attempt(channelFor(false), position, true);
+        if (ofd)
+        {
+            // F_OFD_GETLK takes nothing; it does not see this description's locks, which the map above has
+            final int fd = ofdDescriptor(false);
+            return fd >= 0 && OfdLocks.isFree(fd, position, 1, true) ? Probe.FREE : Probe.HELD;
+        }
+        final Held lock = attempt(false, position, 1, true);
         if (lock == null)
         {
             return Probe.HELD;
         }
-        release(lock);
+        lock.release();
         return Probe.FREE;
     }
 
@@ -309,15 +455,23 @@ public final class AvFileChannel
         }
     }
 
-    private static FileLock attempt(final FileChannel ch, final long position, final boolean shared)
+    /** A lock of [position, position + length) through the read-write descriptor when {@code write}; null when not granted. */
+    private Held attempt(final boolean write, final long position, final long length, final boolean shared)
     {
+        if (ofd)
+        {
+            final int fd = ofdDescriptor(write);
+            return fd >= 0 && OfdLocks.tryLock(fd, position, length, shared) ? new Held(null, fd, position, length) : null;
+        }
+        final FileChannel ch = channelFor(write);
         if (ch == null)
         {
             return null;
         }
         try
         {
-            return ch.tryLock(position, 1, shared);
+            final FileLock lock = ch.tryLock(position, length, shared);
+            return lock == null ? null : new Held(lock, -1, position, length);
         }
         catch (final IOException | OverlappingFileLockException e)
         {
@@ -352,12 +506,20 @@ public final class AvFileChannel
             OPEN.remove(key, this);
             synchronized (this)
             {
-                locks.values().forEach(AvFileChannel::release);
+                locks.values().forEach(Held::release);
                 locks.clear();
                 sharedHolders.clear();
             }
             closeQuietly(readWrite);
             closeQuietly(readOnly);
+            if (ofdReadWrite >= 0)
+            {
+                OfdLocks.closeQuietly(ofdReadWrite);
+            }
+            if (ofdReadOnly >= 0)
+            {
+                OfdLocks.closeQuietly(ofdReadOnly);
+            }
         }
     }
 

@@ -1,8 +1,6 @@
 package org.shmav.shm;
 
 import java.io.IOException;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -108,7 +106,7 @@ public final class AvLockFile
                     name, fixed.get("uid"), fixed.get("gid"), av.get("uid"), av.get("gid")));
             }
             checkMode(lock, name, (Integer)fixed.get("mode") & 0777, modeFor(avMode));
-            return AvFileChannel.open(lock, true);
+            return AvFileChannel.openLockFile(lock, true);
         }
         catch (final AccessDeniedException e)
         {
@@ -131,7 +129,7 @@ public final class AvLockFile
         try
         {
             checkShape(lock, "", attributes(lock));
-            return AvFileChannel.open(lock, false);
+            return AvFileChannel.openLockFile(lock, false);
         }
         catch (final IOException | FabricException e)
         {
@@ -139,22 +137,13 @@ public final class AvLockFile
         }
     }
 
-    /** Removes the lock file of {@code avFile}, after its AV is gone; a file merely named so is left unless regular. */
-    public static void delete(final Path avFile) throws IOException
-    {
-        final Path lock = of(avFile);
-        if (Files.isRegularFile(lock, LinkOption.NOFOLLOW_LINKS))
-        {
-            Files.deleteIfExists(lock);
-        }
-    }
-
     /**
      * For {@code shmav gc}: removes the lock file {@code lock} when its AV {@code avFile} is gone and no
      * process holds a lock in it (a writer of that AV, still running after the AV was removed under it,
      * or a creator making the AV anew). It holds an exclusive lock on every byte, through this JVM's
-     * open file of it, while it checks that the AV is still absent and removes the file: a creator holds
-     * its byte until its AV is published. With {@code dryRun}, only tells.
+     * open file of it, while it checks that the name still leads to the file it locked and that the AV is
+     * still absent, and removes it: a creator holds its byte until its AV is published, and a remover of
+     * the AV ({@link AvNameLock}) the same byte. With {@code dryRun}, only tells.
      *
      * @return true when it was (or would be) removed
      */
@@ -163,7 +152,7 @@ public final class AvLockFile
         final AvFileChannel ch;
         try
         {
-            ch = AvFileChannel.open(lock, true);
+            ch = AvFileChannel.openLockFile(lock, true);
         }
         catch (final NoSuchFileException e)
         {
@@ -171,21 +160,16 @@ public final class AvLockFile
         }
         try
         {
-            final FileLock all;
-            try
+            if (!ch.tryLockAll())
             {
-                all = ch.channelFor(true).tryLock(0, Long.MAX_VALUE, false);
-            }
-            catch (final OverlappingFileLockException e)
-            {
-                return false; // this JVM holds a lock in it
-            }
-            if (all == null)
-            {
-                return false;
+                return false; // a process (this JVM included) holds a lock in it
             }
             try
             {
+                if (!ch.isNamedBy(lock))
+                {
+                    return false; // removed and made anew since it was opened: the new one is not the one locked
+                }
                 if (Files.exists(avFile, LinkOption.NOFOLLOW_LINKS))
                 {
                     return false; // published meanwhile: the lock file is its
@@ -198,7 +182,7 @@ public final class AvLockFile
             }
             finally
             {
-                all.release();
+                ch.unlockAll();
             }
         }
         finally

@@ -92,7 +92,7 @@ public final class AvLockFileCreator
                 " and is in use: have its owner remove it ('shmav gc' removes it once unused)");
         }
         AvLockFile.checkShape(lock, name, a);
-        final AvFileChannel ch = AvFileChannel.open(lock, true);
+        final AvFileChannel ch = AvFileChannel.openLockFile(lock, true);
         // A shared hold of the creator's byte (creators racing for the name may all hold it) until the AV
         // is published keeps gc from removing the file as an orphan; gc holds every byte for a moment
         // while it checks, so try for a while.

@@ -48,8 +48,15 @@ public final class ChildJvm implements AutoCloseable
     public static ChildJvm start(final List<String> prefix, final String classpath, final Map<String, String> env,
         final Class<?> main, final Path outputDir, final String... args) throws IOException
     {
+        return start(Path.of(System.getProperty("java.home")), prefix, classpath, env, main, outputDir, args);
+    }
+
+    /** {@link #start(List, String, Map, Class, Path, String...)} with the JDK or JRE at {@code javaHome}. */
+    public static ChildJvm start(final Path javaHome, final List<String> prefix, final String classpath,
+        final Map<String, String> env, final Class<?> main, final Path outputDir, final String... args) throws IOException
+    {
         final List<String> command = new ArrayList<>(prefix);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.add("-XX:-UsePerfData"); // no hsperfdata file: the child may run as a user without a home
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");

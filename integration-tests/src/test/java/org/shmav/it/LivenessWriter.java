@@ -92,7 +92,10 @@ public final class LivenessWriter
         return ip.length == 4 && ip[0] == 10 ? ip[1] & 0xFF : -1;
     }
 
-    /** Environment variable: "1" makes the writer's JVM open and close the AV file all the time ({@link #openAndCloseForever}). */
+    /**
+     * Environment variable: "1" makes the writer's JVM open and close the AV file all the time
+     * ({@link #openAndCloseForever}), "lock" its lock file ({@link #openAndCloseLockFileForever}).
+     */
     static final String FOREIGN_OPENS_ENV = "SHMAV_IT_FOREIGN_OPENS";
 
     private final int writer;
@@ -124,6 +127,12 @@ public final class LivenessWriter
         {
             openAndCloseForever(dir.resolve(name));
         }
+        else if ("lock".equals(System.getenv(FOREIGN_OPENS_ENV)))
+        {
+            System.out.println("java " + System.getProperty("java.version") + ", lock files: " +
+                org.shmav.shm.AvFileChannel.lockKind());
+            openAndCloseLockFileForever(dir.resolve(".shmav-lock." + name));
+        }
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build()))
         {
             final AddressVector keeper = domain.openAv(attr);
@@ -136,6 +145,39 @@ public final class LivenessWriter
                 keeper.close();
             }
         }
+    }
+
+    /**
+     * Code outside shmav in this JVM that keeps opening and closing the AV's lock file, every 1 ms (a
+     * thread that reads every file of the directory): with POSIX locks, each close dropped every lock
+     * this process held in it, the writers' liveness locks included.
+     */
+    private static void openAndCloseLockFileForever(final Path lock)
+    {
+        final Thread t = new Thread(() ->
+        {
+            while (!Thread.currentThread().isInterrupted())
+            {
+                try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(lock.toFile(), "r"))
+                {
+                    f.length();
+                }
+                catch (final java.io.IOException e)
+                {
+                    // not made yet, or removed: look again
+                }
+                try
+                {
+                    Thread.sleep(1);
+                }
+                catch (final InterruptedException e)
+                {
+                    return;
+                }
+            }
+        }, "foreign-lock-file-opens");
+        t.setDaemon(true);
+        t.start();
     }
 
     /**

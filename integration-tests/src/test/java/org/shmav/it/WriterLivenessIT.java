@@ -51,7 +51,12 @@ class WriterLivenessIT
     private static final int ALICE = 50011;
     private static final int BOB = 50012;
 
+    /** Where CI machines have a Java 22+ JDK beside Java 17. */
+    private static final String JAVA22_DEFAULT = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
     private Path base;
+    /** The JDK the writers run on: this test's own unless a test sets another. */
+    private Path javaHome = Path.of(System.getProperty("java.home"));
 
     @AfterEach
     void tearDown() throws IOException
@@ -85,6 +90,39 @@ class WriterLivenessIT
         final String cp = System.getProperty("java.class.path");
         runPair("foreign opens and closes of the AV file", List.of("unshare", "--pid", "--fork", "--mount-proc"),
             List.of(), cp, false, true, Map.of(LivenessWriter.FOREIGN_OPENS_ENV, "1"));
+    }
+
+    /**
+     * Writer 2's JVM opens and closes the AV's lock file every 1 ms (RandomAccessFile, as a thread that
+     * reads every file of the directory would), while writer 1 reopens the AV every 50 ms (recovering
+     * writers it finds dead), and {@code gc --grace 0} runs while writer 2 is alone. With POSIX locks
+     * (the fallback, {@code -Dshmav.locks=posix}) every such close dropped writer 2's locks: writer 1
+     * recovered its entries and gc removed the AV. Open-file-description locks survive. Run on this JVM
+     * (Java 17: JNA) here, on Java 22+ below; no root needed.
+     */
+    @Test
+    void shouldKeepAWriterWhoseJvmOpensAndClosesTheLockFileAlive() throws Exception
+    {
+        base = ShmDirs.create();
+        runPair("foreign opens and closes of the lock file, java " + System.getProperty("java.version"), List.of(),
+            List.of(), System.getProperty("java.class.path"), false, true,
+            Map.of(LivenessWriter.FOREIGN_OPENS_ENV, "lock"));
+    }
+
+    /**
+     * The same with both writers on a Java 22+ JDK ({@code -Dshmav.it.java22=HOME}, default Temurin 25 at
+     * {@value #JAVA22_DEFAULT}; skipped, saying so, when it is absent).
+     */
+    @Test
+    void shouldKeepAWriterWhoseJvmOpensAndClosesTheLockFileAliveOnJava22Plus() throws Exception
+    {
+        final Path home = Path.of(System.getProperty("shmav.it.java22", JAVA22_DEFAULT));
+        assumeTrue(Files.isExecutable(home.resolve("bin").resolve("java")), "no Java 22+ JDK at " + home +
+            " (set -Dshmav.it.java22=HOME): the Java 22+ path is not tested here");
+        base = ShmDirs.create();
+        javaHome = home;
+        runPair("foreign opens and closes of the lock file, " + home.getFileName(), List.of(), List.of(),
+            System.getProperty("java.class.path"), false, true, Map.of(LivenessWriter.FOREIGN_OPENS_ENV, "lock"));
     }
 
     /**
@@ -157,8 +195,8 @@ class WriterLivenessIT
         final Path out = Files.createDirectories(base.resolve("out"));
         final long start = System.nanoTime();
         final Path stop = base.resolve("stop");
-        try (ChildJvm w1 = writer(prefix1, cp, avs, out, 1, RUN_MILLIS, group, List.of(), Map.of());
-             ChildJvm w2 = writer(prefix2, cp, avs, out, 2, RUN_MILLIS, group, List.of(stop.toString()), env2))
+        try (ChildJvm w1 = writer(javaHome, prefix1, cp, avs, out, 1, RUN_MILLIS, group, List.of(), Map.of());
+             ChildJvm w2 = writer(javaHome, prefix2, cp, avs, out, 2, RUN_MILLIS, group, List.of(stop.toString()), env2))
         {
             awaitStarted(w1);
             awaitStarted(w2);
@@ -184,7 +222,7 @@ class WriterLivenessIT
         }
     }
 
-    private static ChildJvm writer(final List<String> prefix, final String cp, final Path avs, final Path out, final int id,
+    private static ChildJvm writer(final Path javaHome, final List<String> prefix, final String cp, final Path avs, final Path out, final int id,
         final long millis, final boolean group, final List<String> stop, final Map<String, String> extraEnv) throws IOException
     {
         final Map<String, String> env = new java.util.HashMap<>(extraEnv);
@@ -192,7 +230,7 @@ class WriterLivenessIT
         final List<String> args = new java.util.ArrayList<>(List.of(avs.toString(), NAME, Long.toString(CAPACITY),
             Integer.toString(id), Long.toString(millis), Boolean.toString(group)));
         args.addAll(stop);
-        return ChildJvm.start(prefix, cp, env, LivenessWriter.class, out, args.toArray(String[]::new));
+        return ChildJvm.start(javaHome, prefix, cp, env, LivenessWriter.class, out, args.toArray(String[]::new));
     }
 
     private static void awaitStarted(final ChildJvm w) throws InterruptedException
