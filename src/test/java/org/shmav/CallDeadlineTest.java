@@ -73,6 +73,7 @@ class CallDeadlineTest
                 long start = System.nanoTime();
                 assertEquals(BATCH, av.insert(batch(100), BATCH, fiAddr, Fi.SYNC_ERR, errors));
                 final long insertMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                System.out.println("CallDeadlineTest: a batch of " + BATCH + " beside claims of its addresses: " + insertMillis + " ms");
                 for (int i = 0; i < BATCH; i++)
                 {
                     assertEquals(0, errors[i], "address " + i);
