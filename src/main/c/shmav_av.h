@@ -94,7 +94,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
 
 #define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
-#define SHMAV_VERSION_MAJOR       6u
+#define SHMAV_VERSION_MAJOR       7u
 #define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
 /* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
@@ -165,6 +165,11 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_SLOT_CLAIMED          1
 #define SHMAV_SLOT_VALID            2
 #define SHMAV_SLOT_REMOVING         3
+/* layout 7: a claim its owner committed (filled, indexed, counted): any writer publishes it; and a
+ * claim another inserter of the same address cancelled before the commit: never published. Neither is
+ * an entry: a reader, like this one, takes only VALID slots with references. */
+#define SHMAV_SLOT_PUBLISHING       4
+#define SHMAV_SLOT_CANCELLED        5
 #define SHMAV_SLOT_PAYLOAD_MASK     (0xffffffffULL << 4) /* references; the rest is state and generation */
 
 /* dedup index (DedupIndex, IndexWord; layout 5). Segment k's hash section holds SHMAV_HASH_AREAS

@@ -4,9 +4,7 @@ import static org.shmav.av.AvCallChecks.invalid;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -16,11 +14,8 @@ import org.shmav.AvType;
 import org.shmav.EventQueue;
 import org.shmav.FabricException;
 import org.shmav.Fi;
-import org.shmav.FiErrno;
-import org.shmav.shm.AvLayout;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
-import org.shmav.slots.Writer;
 
 /**
  * The {@link AddressVector} of both kinds: a private AV over a {@link Region} in process memory that
@@ -29,8 +24,10 @@ import org.shmav.slots.Writer;
  * queue, count and recovery) and hands each call to the class of its concern: {@link AvCallChecks}
  * (argument rules), {@link AvInserter} (insert), {@link ServiceAddresses} (insertsvc, insertsym),
  * {@link AvLookup} (lookup and the other reads), {@link AvEntryUpdates} (remove, set_user_id),
- * {@link AvAuthKeys} (auth keys), {@link FiAddrCodec} (fi_addr values) and {@link GrowableRegion} (the
- * region, and a private AV's growth). Writers of one handle are serialised by a process-local lock;
+ * {@link AvAuthKeys} (auth keys), {@link FiAddrCodec} (fi_addr values), {@link GrowableRegion} (the
+ * region, and a private AV's growth), and, for failures of this process or others, {@link AvFaults}
+ * (a file cut short or replaced) and {@link AvLifecycle} (open or closed, references, leftovers of an
+ * Error, recovery). Writers of one handle are serialised by a process-local lock;
  * readers take no lock.
  */
 public final class AddressVectorImpl implements AddressVector
@@ -51,7 +48,6 @@ public final class AddressVectorImpl implements AddressVector
     private final boolean readOnly;
     private final boolean userIdMode;
     private final HandleLock writeLock = new HandleLock();
-    private final AtomicInteger refs = new AtomicInteger();
     private final GrowableRegion regions;
     private final FiAddrCodec codec;
     private final AvAuthKeys authKeys;
@@ -63,9 +59,9 @@ public final class AddressVectorImpl implements AddressVector
     private volatile AvAttr reported;
     private volatile EventQueueImpl eq;
     private final AvFaults faults;
-    private volatile boolean closed;
+    private final AvLifecycle lifecycle;
 
-    private AddressVectorImpl(final DomainImpl domain, final AvAttr attr, final Object context, final Region region,
+    AddressVectorImpl(final DomainImpl domain, final AvAttr attr, final Object context, final Region region,
         final long mapBase, final boolean privateAv)
     {
         this.domain = domain;
@@ -92,28 +88,7 @@ public final class AddressVectorImpl implements AddressVector
         this.services = new ServiceAddresses(this, format);
         this.lookups = new AvLookup(this, format, regions, codec);
         this.updates = new AvEntryUpdates(this, regions, authKeys, writeLock);
-    }
-
-    /** {@code fi_av_open}: checks the attributes, then opens a private region or the named file. */
-    static AddressVectorImpl open(final DomainImpl domain, final AvAttr requested, final Object context)
-    {
-        final AvAttr attr = AvCallChecks.resolveOpen(domain, requested);
-        if (attr.name() != null)
-        {
-            final NamedAvOpener.Opened opened = NamedAvOpener.open(domain.attr(), attr, requested.type());
-            final AddressVectorImpl av = new AddressVectorImpl(domain, opened.attr(), context, opened.region(),
-                opened.mapBase(), false);
-            if (opened.region().writer() != null)
-            {
-                LeftoverJanitor.register(av); // other processes would wait on what an Error leaves: see the janitor
-            }
-            return av;
-        }
-        final AvLayout layout = GrowableRegion.privateLayout(domain.attr(), attr);
-        final long base = NamedAvOpener.generatedMapBase();
-        final Region region = Region.allocatePrivate(layout, base, attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC),
-            attr.rxCtxBits());
-        return new AddressVectorImpl(domain, attr, context, region, base, true);
+        this.lifecycle = new AvLifecycle(this, regions, writeLock, faults, readOnly, attr.name());
     }
 
     DomainImpl domain()
@@ -134,7 +109,7 @@ public final class AddressVectorImpl implements AddressVector
             return attr;
         }
         // a named AV's capacity is what it is now, grown by any process; a closed handle keeps its last view
-        final long capacity = (closed ? regions.current() : regions.follow("fi_av_attr")).layout().capacity();
+        final long capacity = (lifecycle.isClosed() ? regions.current() : regions.follow("fi_av_attr")).layout().capacity();
         AvAttr r = reported;
         if (r.count() != capacity)
         {
@@ -339,13 +314,12 @@ public final class AddressVectorImpl implements AddressVector
     /** Takes a reference that makes {@link #close()} fail with FI_EBUSY until released. */
     void retain(final String call)
     {
-        checkOpen(call);
-        refs.incrementAndGet();
+        lifecycle.retain(call);
     }
 
     void release()
     {
-        refs.decrementAndGet();
+        lifecycle.release();
     }
 
     void endpointEnabled(final EndpointImpl ep)
@@ -361,40 +335,10 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void close()
     {
-        writeLock.lock();
-        try
+        if (lifecycle.close(eq))
         {
-            regions.startCall();
-            if (closed)
-            {
-                return;
-            }
-            if (refs.get() > 0)
-            {
-                throw new FabricException("fi_close", FiErrno.EBUSY, refs.get() +
-                    " endpoint(s) or AV set(s) still reference the AV: close them first");
-            }
-            closed = true;
-            LeftoverJanitor.unregister(this);
-            final EventQueueImpl queue = eq;
-            if (queue != null)
-            {
-                queue.release();
-            }
-            if (faults.intact("fi_close"))
-            {
-                regions.current().detach();
-            }
-            else
-            {
-                regions.current().file().close(); // its pages may be gone: give back nothing through them
-            }
+            domain.forget(this);
         }
-        finally
-        {
-            writeLock.unlock();
-        }
-        domain.forget(this);
     }
 
     @Override
@@ -407,81 +351,25 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public boolean awaitCount(final long n, final Duration timeout)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        final BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
-        long count;
-        while ((count = count()) < n)
-        {
-            if (closed)
-            {
-                throw invalid("shmav_av_await_count", "AV is closed");
-            }
-            if (System.nanoTime() - deadline >= 0)
-            {
-                throw new FabricException("shmav_av_await_count", FiErrno.ETIMEDOUT, "count " + count + " of " + n +
-                    " after " + timeout.toMillis() + " ms" + (attr.name() != null ? " in AV '" + attr.name() + "'" : ""));
-            }
-            idle.idle();
-        }
-        return true;
+        return lookups.awaitCount(n, timeout);
     }
 
-    /**
-     * The writer's operation count while its operation mark is set (an operation runs, or one was cut
-     * short and left something to give back); -1 when nothing is held. A hint for {@link LeftoverJanitor},
-     * read without the lock.
-     */
+    /** See {@link AvLifecycle#leftoverOperations}. */
     long leftoverOperations()
     {
-        final Writer w = regions.current().writer();
-        return w != null && w.hasLeftovers() ? w.operations() : -1;
+        return lifecycle.leftoverOperations();
     }
 
-    /**
-     * Gives back what an operation cut short left, if the handle's lock can be taken without waiting
-     * (free, or abandoned: see {@link HandleLock#tryTakeAbandoned}). True when nothing is left.
-     */
+    /** See {@link AvLifecycle#giveBackLeftovers}. */
     boolean giveBackLeftovers(final boolean lookAtHolder)
     {
-        if (!writeLock.tryTakeAbandoned(lookAtHolder))
-        {
-            return false;
-        }
-        try
-        {
-            regions.startCall();
-            if (closed)
-            {
-                return true;
-            }
-            final Region r = regions.follow("shmav_av_close");
-            return r.writer() == null || !r.writer().hasLeftovers() || r.table().giveBackLeftovers(r.writer());
-        }
-        finally
-        {
-            writeLock.unlock();
-        }
+        return lifecycle.giveBackLeftovers(lookAtHolder);
     }
 
     @Override
     public int recover()
     {
-        checkOpen("shmav_av_recover");
-        checkWritable("shmav_av_recover");
-        writeLock.lock();
-        try
-        {
-            regions.startCall();
-            return faults.guarded("shmav_av_recover", () ->
-            {
-                final Region r = regions.follow("shmav_av_recover");
-                return r.table().recoverDead() + (r.table().finishOrphanedMigration(r.writer()) ? 1 : 0);
-            });
-        }
-        finally
-        {
-            writeLock.unlock();
-        }
+        return lifecycle.recover();
     }
 
     @Override
@@ -527,29 +415,16 @@ public final class AddressVectorImpl implements AddressVector
 
     boolean isClosed()
     {
-        return closed;
+        return lifecycle.isClosed();
     }
 
     void checkOpen(final String call)
     {
-        if (closed)
-        {
-            throw invalid(call, "AV is closed");
-        }
-        faults.checkHealthy(call);
+        lifecycle.checkOpen(call);
     }
 
     void checkWritable(final String call)
     {
-        faults.probe(call);
-        if (readOnly)
-        {
-            throw new FabricException(call, FiErrno.EPERM, "the AV '" + attr.name() + "' was opened read-only (FI_READ)");
-        }
-        if (regions.current().writer() == null)
-        {
-            throw new FabricException(call, FiErrno.EBUSY, "every attacher entry of '" + attr.name() +
-                "' belongs to a live process");
-        }
+        lifecycle.checkWritable(call);
     }
 }

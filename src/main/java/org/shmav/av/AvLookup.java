@@ -4,11 +4,15 @@ import static org.shmav.av.AvCallChecks.invalid;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
 
 import org.shmav.AddrFormat;
 import org.shmav.Addresses;
 import org.shmav.FabricException;
 import org.shmav.Fi;
+import org.shmav.FiErrno;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
 import org.shmav.slots.SlotView;
@@ -170,5 +174,28 @@ final class AvLookup
             }
         }
         return java.util.Arrays.copyOf(out, n);
+    }
+
+    /** {@code AddressVector.awaitCount}: polls the count, backing off, until it reaches {@code n} or the timeout. */
+    boolean awaitCount(final long n, final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
+        long count;
+        while ((count = av.count()) < n)
+        {
+            if (av.isClosed())
+            {
+                throw invalid("shmav_av_await_count", "AV is closed");
+            }
+            if (System.nanoTime() - deadline >= 0)
+            {
+                final String name = av.attr().name();
+                throw new FabricException("shmav_av_await_count", FiErrno.ETIMEDOUT, "count " + count + " of " + n +
+                    " after " + timeout.toMillis() + " ms" + (name != null ? " in AV '" + name + "'" : ""));
+            }
+            idle.idle();
+        }
+        return true;
     }
 }

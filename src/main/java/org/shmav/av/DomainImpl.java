@@ -9,8 +9,11 @@ import org.shmav.DomainAttr;
 import org.shmav.Endpoint;
 import org.shmav.EventQueue;
 import org.shmav.FabricException;
+import org.shmav.Fi;
 import org.shmav.FiErrno;
+import org.shmav.shm.AvLayout;
 import org.shmav.shm.SharedAvFile;
+import org.shmav.slots.Region;
 
 /** What a domain owns: its attributes and the objects open on it, so that close can refuse while any is. */
 public final class DomainImpl
@@ -32,9 +35,31 @@ public final class DomainImpl
     public AddressVector openAv(final AvAttr avAttr, final Object context)
     {
         checkOpen("fi_av_open");
-        final AddressVectorImpl av = AddressVectorImpl.open(this, avAttr, context);
+        final AddressVectorImpl av = newAv(avAttr, context);
         open.add(av);
         return av;
+    }
+
+    /** {@code fi_av_open}: checks the attributes, then opens a private region or the named file. */
+    private AddressVectorImpl newAv(final AvAttr requested, final Object context)
+    {
+        final AvAttr attr = AvCallChecks.resolveOpen(this, requested);
+        if (attr.name() != null)
+        {
+            final NamedAvOpener.Opened opened = NamedAvOpener.open(this.attr, attr, requested.type());
+            final AddressVectorImpl av = new AddressVectorImpl(this, opened.attr(), context, opened.region(),
+                opened.mapBase(), false);
+            if (opened.region().writer() != null)
+            {
+                LeftoverJanitor.register(av); // other processes would wait on what an Error leaves: see the janitor
+            }
+            return av;
+        }
+        final AvLayout layout = GrowableRegion.privateLayout(this.attr, attr);
+        final long base = NamedAvOpener.generatedMapBase();
+        final Region region = Region.allocatePrivate(layout, base, attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC),
+            attr.rxCtxBits());
+        return new AddressVectorImpl(this, attr, context, region, base, true);
     }
 
     public EventQueue openEq(final int size)

@@ -81,7 +81,7 @@ record AvSnapshot(
         {
             final long word = table.stateWord(i);
             final int state = SlotDescriptor.state(word);
-            if (state == SlotDescriptor.CLAIMED || state == SlotDescriptor.REMOVING)
+            if (state != SlotDescriptor.FREE && state != SlotDescriptor.VALID)
             {
                 inFlight.add(new InFlight(i, SlotDescriptor.stateName(state), (int)SlotDescriptor.payload(word)));
             }
@@ -163,7 +163,7 @@ record AvSnapshot(
         return attachers.stream().filter(a -> a.occupied() && !a.alive()).count();
     }
 
-    /** Slots CLAIMED or REMOVING by an attacher entry whose process is gone. */
+    /** Slots CLAIMED, PUBLISHING, CANCELLED or REMOVING by an attacher entry whose process is gone. */
     long abandonedSlots()
     {
         return inFlight.stream().filter(f -> f.owner() >= attachers.size() || !attachers.get(f.owner()).alive()).count();

@@ -4,7 +4,6 @@ import static org.shmav.shm.AvFileDescriptor.*;
 
 import org.shmav.AddrFormat;
 import org.shmav.AvType;
-import org.shmav.FiErrno;
 
 /**
  * Where every section of one AV region lies, as one process sees it: computed from the creation
@@ -19,7 +18,8 @@ import org.shmav.FiErrno;
  * leading-zero count (the last segment is the doubling one cut short, so the rule holds for it too).
  * Each segment is its slots, its map_addr array and two hash areas sized for the capacity it brings the
  * AV to, appended at the end of the file. The header's {@code indexState} names the area in use
- * ({@link IndexWord}).
+ * ({@link IndexWord}). This class is the sections' geometry; {@link AvHeader} writes and checks the
+ * header fields that record it.
  */
 public final class AvLayout
 {
@@ -60,7 +60,7 @@ public final class AvLayout
     private final long[] slotBase;
     private final long[] mapBase;
 
-    private AvLayout(final AddrFormat addrFormat, final AvType avType, final long firstCapacity, final long maxCapacity,
+    AvLayout(final AddrFormat addrFormat, final AvType avType, final long firstCapacity, final long maxCapacity,
         final int attachersCapacity, final int authKeySize, final int authKeysCapacity, final long firstBuckets,
         final int segments, final long[] starts)
     {
@@ -249,165 +249,48 @@ public final class AvLayout
     /** Writes every layout field of the header (not the version: that is written last, by the creator). */
     public void writeHeader(final Memory m, final long mapAddrBase, final long avFlags, final int rxCtxBits)
     {
-        m.putLong(MAGIC_OFFSET, MAGIC);
-        m.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH);
-        m.putInt(ADDR_FORMAT_OFFSET, addrFormat.value());
-        m.putInt(ADDR_LEN_OFFSET, addrLen);
-        m.putInt(AV_TYPE_OFFSET, avType.value());
-        m.putInt(SLOT_LENGTH_OFFSET, slotLength);
-        m.putLong(CAPACITY_OFFSET, firstCapacity);
-        m.putLong(MAP_ADDR_BASE_OFFSET, mapAddrBase);
-        m.putLong(CREATOR_PID_OFFSET, Processes.SELF_PID);
-        m.putLong(CREATOR_START_OFFSET, Processes.SELF_START_MILLIS);
-        m.putLong(FILE_LENGTH_OFFSET, baseLength);
-        m.putLong(AV_FLAGS_OFFSET, avFlags);
-        m.putInt(RX_CTX_BITS_OFFSET, rxCtxBits);
-        m.putInt(AUTH_KEY_SIZE_OFFSET, authKeySize);
-        m.putInt(ATTACHERS_CAPACITY_OFFSET, attachersCapacity);
-        m.putInt(AUTH_KEYS_CAPACITY_OFFSET, authKeysCapacity);
-        m.putLong(ATTACHERS_OFFSET_OFFSET, attachersOffset);
-        m.putLong(AUTH_KEYS_OFFSET_OFFSET, authKeysOffset);
-        m.putLong(HASH_OFFSET_OFFSET, segmentHashes[0]);
-        m.putLong(HASH_BUCKETS_OFFSET, hashBucketsFor(firstCapacity));
-        m.putInt(SEGMENT_COUNT_OFFSET, 1);
-        m.putLong(INDEX_STATE_OFFSET, IndexWord.INITIAL_STATE);
-        m.putLong(CREATED_MILLIS_OFFSET, System.currentTimeMillis());
-        m.putLong(MAX_CAPACITY_OFFSET, maxCapacity);
-        m.putLong(FILE_TOP_OFFSET, baseLength);
-        m.putLong(GROWTH_CLAIM_OFFSET, 0);
-        writeSegmentEntry(m, 0);
+        AvHeader.write(this, m, mapAddrBase, avFlags, rxCtxBits);
     }
 
     /** Writes segment {@code k}'s entry of the segment table (the creator's segment 0). */
     public void writeSegmentEntry(final Memory m, final int k)
     {
-        m.putLong(segmentOffset(k) + SEGMENT_SLOTS_OFFSET, segmentSlots[k]);
-        writeSegmentHash(m, k);
+        AvHeader.writeSegmentEntry(this, m, k);
     }
 
     /** Stores segment {@code k}'s hashOffset, derived from its slotsOffset: the same value whoever stores it. */
     public void writeSegmentHash(final Memory m, final int k)
     {
-        m.putLong(segmentOffset(k) + SEGMENT_HASH_OFFSET, segmentHashes[k]);
+        AvHeader.writeSegmentHash(this, m, k);
     }
 
     /**
      * Reads and checks the layout of a ready region of {@code realLength} bytes, with the segments its
-     * header publishes now; see {@link #read(Memory, int, long)}.
+     * header publishes now ({@link AvHeader#read}).
      *
      * @throws LayoutException with the errno to report and what is wrong
      */
     public static AvLayout read(final Memory m, final long realLength)
     {
-        return read(m, realLength >= HEADER_LENGTH ? m.getIntAcquire(SEGMENT_COUNT_OFFSET) : 0, realLength);
+        return AvHeader.read(m, realLength >= HEADER_LENGTH ? m.getIntAcquire(SEGMENT_COUNT_OFFSET) : 0, realLength);
     }
 
     /**
      * Reads and checks the layout of a ready region as {@code segments} segments, a value of
      * {@code segmentCount} the caller loaded (acquire) before it learnt the file's size
-     * {@code realLength}: a grower extends the file before it publishes a segment, so a file shorter
-     * than the segments read first is damaged, not growing. Only the header is read: {@code m} may map
-     * no more. Every size and offset is checked, so that a corrupted or foreign file is refused here and
-     * never read out of bounds later; the caller checks that the file is at least {@link #fileLength()}
-     * long (a longer file is fine: a growth in progress, or a dead grower's reservation).
+     * {@code realLength} ({@link AvHeader#read}).
      *
      * @throws LayoutException with the errno to report and what is wrong
      */
     public static AvLayout read(final Memory m, final int segments, final long realLength)
     {
-        if (realLength < HEADER_LENGTH)
-        {
-            throw new LayoutException(FiErrno.EINVAL, "file is " + realLength + " bytes, shorter than the " +
-                HEADER_LENGTH + "-byte header: not a shmav AV (or truncated)");
-        }
-        final long magic = m.getLong(MAGIC_OFFSET);
-        if (magic != MAGIC)
-        {
-            throw new LayoutException(FiErrno.EINVAL, String.format(
-                "bad magic 0x%016x (expected 0x%016x): not a shmav AV file", magic, MAGIC));
-        }
-        final int version = m.getIntAcquire(VERSION_OFFSET);
-        if (version >>> 16 != VERSION_MAJOR)
-        {
-            throw new LayoutException(FiErrno.EINVAL, "layout version " + (version >>> 16) + "." + (version & 0xFFFF) +
-                " is not supported: app=" + VERSION_MAJOR + "." + VERSION_MINOR + " file=" + (version >>> 16) + "." +
-                (version & 0xFFFF) + (version >>> 16 < VERSION_MAJOR
-                    ? " (written by an older shmav, which cannot follow this one's growth or liveness: stop its " +
-                        "processes, remove the AV with 'shmav rm' and create it again)"
-                    : " (written by a newer shmav: use that version in every process of the job)"));
-        }
-        check(m.getInt(HEADER_LENGTH_OFFSET) == HEADER_LENGTH, "headerLength", m.getInt(HEADER_LENGTH_OFFSET));
-        final AddrFormat format = AddrFormat.ofValue(m.getInt(ADDR_FORMAT_OFFSET));
-        check(format != null && format.supported(), "addrFormat", m.getInt(ADDR_FORMAT_OFFSET));
-        final AvType type = AvType.ofValue(m.getInt(AV_TYPE_OFFSET));
-        check(type == AvType.MAP || type == AvType.TABLE, "avType", m.getInt(AV_TYPE_OFFSET));
-        final long capacity = m.getLong(CAPACITY_OFFSET);
-        check(capacity > 0 && capacity <= MAX_CAPACITY, "capacity", capacity);
-        final long max = m.getLong(MAX_CAPACITY_OFFSET);
-        check(max >= capacity && max <= MAX_CAPACITY, "maxCapacity", max);
-        check(IndexWord.malformed(m.getLongVolatile(INDEX_STATE_OFFSET)) == false, "indexState",
-            m.getLongVolatile(INDEX_STATE_OFFSET));
-        final int attachersCapacity = m.getInt(ATTACHERS_CAPACITY_OFFSET);
-        check(attachersCapacity > 0 && attachersCapacity <= 1 << 16, "attachersCapacity", attachersCapacity);
-        final int authKeySize = m.getInt(AUTH_KEY_SIZE_OFFSET);
-        check(authKeySize >= 0 && authKeySize <= 4096, "authKeySize", authKeySize);
-        final int authKeysCapacity = m.getInt(AUTH_KEYS_CAPACITY_OFFSET);
-        check(authKeysCapacity >= 0 && authKeysCapacity <= 1 << 16, "authKeysCapacity", authKeysCapacity);
-        final long buckets = m.getLong(HASH_BUCKETS_OFFSET);
-        check(buckets == hashBucketsFor(capacity), "hashBuckets", buckets);
-        check(segments >= 1 && segments <= MAX_SEGMENTS, "segmentCount", segments);
-
-        // Recompute the whole layout from the few free parameters and the segments' starts, and require
-        // the file to agree field by field: every offset is then known to be in bounds.
-        final AvLayout one = new AvLayout(format, type, capacity, max, attachersCapacity, authKeySize, authKeysCapacity,
-            buckets, 1, null);
-        // A segment exists only if the one before it ended below maxCapacity (growth stops there).
-        check(segments == 1 || one.segmentEnd(segments - 2) < max, "segmentCount", segments);
-        // Segment k >= 1 starts where its grower's range began: aligned, within a mapping (checked
-        // before any offset is computed from it), and past the end of segment k - 1 (checked below).
-        final long[] starts = new long[segments];
-        for (int k = 1; k < segments; k++)
-        {
-            starts[k] = m.getLong(segmentOffset(k) + SEGMENT_SLOTS_OFFSET);
-            check(starts[k] > 0 && starts[k] < MAX_FILE_LENGTH && starts[k] == align(starts[k], SECTION_ALIGNMENT),
-                "segment[" + k + "].slotsOffset", starts[k]);
-        }
-        final AvLayout expected = segments == 1 ? one : new AvLayout(format, type, capacity, max, attachersCapacity,
-            authKeySize, authKeysCapacity, buckets, segments, starts);
-        check(expected.fileLength <= MAX_FILE_LENGTH, "segmentCount", segments);
-        check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen, "addrLen", m.getInt(ADDR_LEN_OFFSET));
-        check(m.getInt(SLOT_LENGTH_OFFSET) == expected.slotLength, "slotLength", m.getInt(SLOT_LENGTH_OFFSET));
-        check(m.getLong(ATTACHERS_OFFSET_OFFSET) == expected.attachersOffset, "attachersOffset", m.getLong(ATTACHERS_OFFSET_OFFSET));
-        check(m.getLong(AUTH_KEYS_OFFSET_OFFSET) == expected.authKeysOffset, "authKeysOffset", m.getLong(AUTH_KEYS_OFFSET_OFFSET));
-        check(m.getLong(HASH_OFFSET_OFFSET) == expected.segmentHashes[0], "hashOffset", m.getLong(HASH_OFFSET_OFFSET));
-        for (int k = 0; k < segments; k++)
-        {
-            final int entry = segmentOffset(k);
-            check(m.getLong(entry + SEGMENT_SLOTS_OFFSET) == expected.segmentSlots[k], "segment[" + k + "].slotsOffset",
-                m.getLong(entry + SEGMENT_SLOTS_OFFSET));
-            check(k == 0 || expected.segmentSlots[k] >= expected.segmentStops[k - 1], "segment[" + k + "].slotsOffset",
-                m.getLong(entry + SEGMENT_SLOTS_OFFSET));
-            check(m.getLong(entry + SEGMENT_HASH_OFFSET) == expected.segmentHashes[k], "segment[" + k + "].hashOffset",
-                m.getLong(entry + SEGMENT_HASH_OFFSET));
-        }
-        final long baseLength = m.getLong(FILE_LENGTH_OFFSET);
-        check(baseLength == expected.baseLength, "fileLength", baseLength);
-        if (realLength < expected.baseLength)
-        {
-            throw new LayoutException(FiErrno.EINVAL, "file is " + realLength + " bytes but its header says " +
-                baseLength + ": truncated; remove it with 'shmav rm' and create it again");
-        }
-        check(m.getLong(MAP_ADDR_BASE_OFFSET) != 0, "mapAddrBase", 0);
-        return expected;
+        return AvHeader.read(m, segments, realLength);
     }
 
-    private static void check(final boolean ok, final String field, final long value)
+    /** File offset of the end of segment {@code k}: where the next one may start. */
+    long segmentStop(final int k)
     {
-        if (!ok)
-        {
-            throw new LayoutException(FiErrno.EINVAL, "corrupt header: " + field + "=" + value +
-                " is not valid for layout " + VERSION_MAJOR + "." + VERSION_MINOR);
-        }
+        return segmentStops[k];
     }
 
     /** Offset of slot {@code index} (below {@link #capacity()}): segment 0's in one predictable branch. */

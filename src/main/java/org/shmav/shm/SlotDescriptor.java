@@ -16,20 +16,21 @@ package org.shmav.shm;
  *   +-------------------------+--------------------------+--------+
  *   |  generation (28 bits)   | payload (32 bits)        | state  |
  *   +-------------------------+--------------------------+--------+
- *   payload = reference count while VALID, owner's attacher index while CLAIMED or REMOVING.
+ *   payload = reference count while VALID, owner's attacher index in every other state but FREE.
  *
- *            CAS (claim)            CAS (publish)
- *   FREE(g) ------------> CLAIMED(a,g) -------------> VALID(refs,g) --+ CAS refs+1 / refs-1
- *     ^                      |                           |     ^------+
- *     |   CAS (undo: dup,     |                           | CAS (last reference)
- *     |   full, dead owner)   v                           v
- *     +------------------- FREE(g+1) <------------- REMOVING(a,g)
- *                                    CAS (finish)
+ *            CAS (claim)           CAS (commit, owner)          CAS (publish: owner, helper, recoverer)
+ *   FREE(g) ------------> CLAIMED(a,g) ----------> PUBLISHING(a,g) ----------> VALID(refs,g) --+ refs+1 / refs-1
+ *     ^                    |       |                                             |    ^-------+
+ *     |     CAS (undo)      |       | CAS (cancel: another inserter of the key)   | CAS (last reference)
+ *     |                     v       v                                             v
+ *     +--------------- FREE(g+1) <-- CANCELLED(a,g)                         REMOVING(a,g) --> FREE(g+1)
  * </pre>
  *
  * Only the CAS that moves a slot out of FREE makes a process its writer. The address bytes are
  * written while CLAIMED and never change until the slot is FREE again with a new generation, so a
- * reader that sees the same generation and VALID before and after copying has an untorn copy.
+ * reader that sees the same generation and VALID before and after copying has an untorn copy. A
+ * PUBLISHING slot is committed: its bytes are complete and indexed, and any writer may publish it;
+ * a CANCELLED one will never be published, and only its owner (or the owner's recoverer) frees it.
  */
 public final class SlotDescriptor
 {
@@ -52,6 +53,16 @@ public final class SlotDescriptor
     public static final int VALID = 2;
     /** The last reference was dropped; a writer is taking it out of the index. */
     public static final int REMOVING = 3;
+    /**
+     * Layout 7: the owner committed its claim (filled, indexed, counted in its journal): whoever gets
+     * there first (the owner, an inserter of the same address, a recoverer) publishes it.
+     */
+    public static final int PUBLISHING = 4;
+    /**
+     * Layout 7: another inserter of the same address cancelled the claim before it was committed: it
+     * is never published; its owner, or the owner's recoverer, undoes it.
+     */
+    public static final int CANCELLED = 5;
 
     static final int STATE_BITS = 4;
     static final long STATE_MASK = (1L << STATE_BITS) - 1;
@@ -106,6 +117,8 @@ public final class SlotDescriptor
             case CLAIMED: return "CLAIMED";
             case VALID: return "VALID";
             case REMOVING: return "REMOVING";
+            case PUBLISHING: return "PUBLISHING";
+            case CANCELLED: return "CANCELLED";
             default: return "?" + state;
         }
     }

@@ -291,7 +291,7 @@ final class IndexMigration
         final int slot = layout.slot(i);
         final long before = m.getLongAcquire(slot + STATE_OFFSET);
         final int st = state(before);
-        if (st != CLAIMED && !(st == VALID && payload(before) > 0))
+        if (st != CLAIMED && st != PUBLISHING && !(st == VALID && payload(before) > 0))
         {
             return 0;
         }
@@ -303,7 +303,7 @@ final class IndexMigration
         final long hash = DedupIndex.hash(m.buffer(), slot + ADDR_OFFSET, len, m.getLong(slot + AUTH_KEY_OFFSET));
         VarHandle.acquireFence(); // the bytes are read before the state is read again
         final long after = m.getLong(slot + STATE_OFFSET);
-        if (generation(after) != generation(before) || state(after) != CLAIMED && state(after) != VALID ||
+        if (generation(after) != generation(before) || state(after) != CLAIMED && state(after) != PUBLISHING && state(after) != VALID ||
             tagOfHash(hash) != tag(v))
         {
             return 0; // another incarnation now: its inserter places its own entries

@@ -18,7 +18,11 @@ import org.shmav.shm.SlotDescriptor;
  * bucket before it checked) or present (a reference taken on the slot holding it). Two inserters of
  * one key that both place in an area: the later CAS comes after the earlier one's, so the later walk
  * passes the earlier entry (buckets before the first EMPTY never become EMPTY again under one stamp)
- * and waits for it. See {@link SlotInserter} for the insert around it. Thread-safe: no state of its own.
+ * and meets it. A slot met so is never waited for (layout 7): VALID takes a reference; PUBLISHING
+ * (committed) is published by this inserter, with the owner's reference and its own; CLAIMED by a live
+ * writer is looked at again for a short grace ({@link #CANCEL_GRACE_NANOS}) and then CANCELLED, after
+ * which it counts as absent and its owner gives it back when it runs again. See {@link SlotInserter}
+ * for the insert around it. Thread-safe: no state of its own (the grace's clock is in the Writer).
  */
 final class KeyPlacer
 {
@@ -30,6 +34,13 @@ final class KeyPlacer
     static final long AREA_FULL = -1_000_002L;
     /** {@link #place}: the area is in use under a newer stamp: load indexState again. */
     static final long RESTATE = -1_000_003L;
+    /**
+     * How long an inserter looks again at another live writer's uncommitted claim of its address before
+     * it cancels it: a running owner commits within microseconds, so only a frozen or descheduled one is
+     * cancelled (and then redoes its insert), and two live inserters of one address do not cancel each
+     * other in turn.
+     */
+    static final long CANCEL_GRACE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Memory m;
     private final AvLayout layout;
@@ -124,9 +135,9 @@ final class KeyPlacer
         final int slot = layout.slot(other);
         final long s = m.getLongAcquire(slot + STATE_OFFSET);
         final int st = state(s);
-        if (st != VALID && st != CLAIMED)
+        if (st != VALID && st != CLAIMED && st != PUBLISHING)
         {
-            return NO_MATCH; // FREE or REMOVING: that incarnation of the key is going or gone
+            return NO_MATCH; // FREE, REMOVING or CANCELLED: that incarnation of the key is going or gone
         }
         final boolean equal = reader.keyEquals(other, src, off, len, authKey);
         VarHandle.acquireFence();
@@ -142,11 +153,64 @@ final class KeyPlacer
         {
             return takeReference(slot, s, userId, other);
         }
+        if (st == PUBLISHING)
+        {
+            return helpPublish(slot, s, userId, other);
+        }
         if (payload(s) == w.index)
         {
             return NO_MATCH; // our own claim (insertAt): never reached, kept for safety
         }
-        return waitForOwner(w, s, Waits.deadline(w)) ? RETRY : -FiErrno.EAGAIN; // the clock starts at the first wait
+        return cancelAfterGrace(w, slot, s);
+    }
+
+    /**
+     * Publishes the committed word {@code s} (PUBLISHING) for its owner: CAS to VALID with two
+     * references, the owner's and this inserter's. The owner counted the entry when it committed and
+     * finds its own publish CAS failing on a VALID word of its generation: it returns the slot and
+     * counts nothing more. {@code found}, or RETRY when the word changed.
+     */
+    long helpPublish(final int slot, final long s, final long userId, final long found)
+    {
+        if (!m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, 2, generation(s))))
+        {
+            return RETRY;
+        }
+        if (userId != Long.MIN_VALUE)
+        {
+            m.setLongVolatile(slot + USER_ID_OFFSET, userId);
+        }
+        return found;
+    }
+
+    /**
+     * Another writer's uncommitted claim {@code s} (CLAIMED) of our key: a dead owner's is recovered; a
+     * live one's is looked at again until it moves on (committed, given back) or, after
+     * {@link Writer#cancelGraceNanos}, CANCELLED by CAS, so that it is never published and the walk goes
+     * past it. RETRY in every case: the caller examines the bucket again.
+     */
+    private long cancelAfterGrace(final Writer w, final int slot, final long s)
+    {
+        final long now = System.nanoTime();
+        if (w.seenClaimWord != s || w.seenClaimSlot != slot)
+        {
+            w.seenClaimWord = s;
+            w.seenClaimSlot = slot;
+            w.seenClaimSince = now;
+            final long owner = payload(s);
+            if (owner < layout.attachersCapacity() && !recovery.ownerAlive((int)owner))
+            {
+                recovery.recoverAttacher((int)owner);
+                return RETRY;
+            }
+        }
+        if (now - w.seenClaimSince >= w.cancelGraceNanos)
+        {
+            m.compareAndSetLong(slot + STATE_OFFSET, s, word(CANCELLED, payload(s), generation(s)));
+            return RETRY; // cancelled, or the owner moved on first: either way look again
+        }
+        LockSupport.parkNanos(1_000); // let the owner run: it may be on this very core
+        return RETRY;
     }
 
     /**

@@ -16,14 +16,15 @@ import org.shmav.shm.Memory;
  * <pre>
  *   attacher entry a:  taken, lock held (alive) --(owner dies: the kernel drops the lock)--> taken, lock free
  *     --recoverer locks the byte--> settle journal, repair slots, auth keys, phase --> token 0, unlock
- *   slots of the dead owner a:  CLAIMED(a,g) --undo--> FREE(g+1);  REMOVING(a,g) --finish--> FREE(g+1)
+ *   slots of the dead owner a:  CLAIMED(a,g), CANCELLED(a,g) --undo--> FREE(g+1);
+ *                               PUBLISHING(a,g) --publish--> VALID(1,g);  REMOVING(a,g) --finish--> FREE(g+1)
  * </pre>
  *
  * Invariants: an entry is recovered only when its lock is provably free ({@link Liveness}): a live
  * owner is never robbed, in any pid namespace, whatever the clocks; the recoverer holds the lock while
  * it works, so there is one recoverer at a time and others see the entry alive until it is free; the
  * journal is settled by one CAS that records whether the dead writer's publish or removal in flight
- * happened, before any slot is touched, so the count stays exact; every slot repair is a CAS from the
+ * happened (for a publish: its commit to PUBLISHING), before any slot is touched, so the count stays exact; every slot repair is a CAS from the
  * word read, so a repair done twice (a recoverer that died half-way is replaced) changes nothing.
  * Thread-safe: it holds no state of its own.
  */
@@ -158,9 +159,19 @@ final class Recovery
             {
                 continue;
             }
-            if (state(s) == CLAIMED)
+            if (state(s) == CLAIMED || state(s) == CANCELLED)
             {
                 remover.undoClaim(i, s);
+                repaired++;
+            }
+            else if (state(s) == PUBLISHING)
+            {
+                // Committed and counted: publish it, as the owner would have (an inserter of the same
+                // address may get there first, with two references: then there is nothing to do).
+                if (m.compareAndSetLong(layout.slot(i) + STATE_OFFSET, s, word(VALID, 1, generation(s))))
+                {
+                    ChangeCounters.published(m, entry);
+                }
                 repaired++;
             }
             else if (state(s) == REMOVING)
@@ -198,9 +209,9 @@ final class Recovery
             {
                 final long s = m.getLongAcquire(layout.slot(slot) + STATE_OFFSET);
                 final boolean ours = payload(s) == a;
-                if (op == OP_PUBLISH && !(state(s) == CLAIMED && ours))
+                if (op == OP_PUBLISH && !((state(s) == CLAIMED || state(s) == CANCELLED) && ours))
                 {
-                    settled = d + 1; // the publish CAS happened: the entry is real
+                    settled = d + 1; // the commit CAS happened: the entry is real, whoever publishes it
                 }
                 else if (op == OP_REMOVE && state(s) == REMOVING && ours)
                 {

@@ -20,14 +20,17 @@ import org.shmav.shm.SlotDescriptor;
  *
  * <pre>
  *   probe: key VALID at t? ---------------------------------------> CAS refs+1 on t, return t
- *          key CLAIMED at t by a live writer? --> wait (bounded), probe again; a dead one: recover t
+ *          key PUBLISHING at t (committed)? ---------------------> CAS to VALID(2), return t
+ *          key CLAIMED at t by a live writer? --> after 1 ms, CAS to CANCELLED: t counts as absent
  *   claim: FREE(g) --CAS--> CLAIMED(a,g)                       ({@link FreeSlots}, or slot i for insertAt)
  *   fill:  addrLen, address bytes, auth key, user id          (plain: nobody reads a CLAIMED payload)
  *   place: S = indexState; in S's active area (and its target, if a migration runs): first EMPTY
  *          bucket of the probe sequence --CAS--> entry, every bucket before it checked (the key turned
  *          up meanwhile: undo the claim, take a reference on the other slot)
  *   check: indexState still S? else place again under the new state
- *   publish: map_addr (release), journal OP_PUBLISH, CAS CLAIMED(a,g) -> VALID(1,g), journal delta+1
+ *   commit:  map_addr (release), journal OP_PUBLISH, CAS CLAIMED(a,g) -> PUBLISHING(a,g), journal delta+1
+ *            (CANCELLED meanwhile: journal back, undo the claim, start the insert over)
+ *   publish: CAS PUBLISHING(a,g) -> VALID(1,g); failing, an inserter of the same key published it first
  * </pre>
  *
  * Invariants: a key is placed only after its bytes are written, so an inserter of the same key can
@@ -35,8 +38,10 @@ import org.shmav.shm.SlotDescriptor;
  * of the moment places in first: the active one); a slot is published only after its entry is in the
  * area indexState named before and after the placing, so the active area never misses a VALID slot
  * ({@link IndexMigration}); FI_AV_TABLE gets the lowest FREE slot; the journal names the publish before
- * its CAS, so the count stays exact whatever instruction the writer dies at. Nothing here waits on
- * another process except an insert of the very address another live writer is publishing (bounded).
+ * its commit, so the count stays exact whatever instruction the writer dies at, and whoever publishes
+ * a committed slot (this writer, a helper, a recoverer) changes no count. Nothing here waits on
+ * another process: an uncommitted claim of the same key is cancelled after a grace of 1 ms. The one
+ * exception is insertAt of a slot another live writer holds CLAIMED (bounded by the call's deadline).
  * Thread-safe for distinct writers; one {@link Writer} is used by one thread at a time.
  */
 final class SlotInserter
@@ -52,6 +57,8 @@ final class SlotInserter
     private static final int MAX_MIGRATIONS = 3;
     /** Placings after which an insert whose indexState keeps changing starts watching the call's deadline. */
     private static final int ROUNDS_BEFORE_DEADLINE = 64;
+    /** {@link #publish}: another inserter of the key cancelled the claim before its commit; it is given back. */
+    static final long CANCELLED_CLAIM = -3_000_001L;
 
     private final Memory m;
     private final AvLayout layout;
@@ -160,7 +167,12 @@ final class SlotInserter
             }
             if (slot >= 0)
             {
-                return fillIndexPublish(w, slot, src, off, len, authKey, userId, hash, mapBase);
+                final long r = fillIndexPublish(w, slot, src, off, len, authKey, userId, hash, mapBase);
+                if (r != CANCELLED_CLAIM)
+                {
+                    return r;
+                }
+                continue; // another inserter of the key cancelled our claim: it is there now, or soon
             }
             if (layout.canGrow())
             {
@@ -226,6 +238,20 @@ final class SlotInserter
     private long insertAtIndex(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
         final long authKey, final long userId, final long mapBase, final long hash)
     {
+        while (true)
+        {
+            final long r = claimAtIndex(w, index, src, off, len, authKey, userId, mapBase, hash);
+            if (r != CANCELLED_CLAIM)
+            {
+                return r;
+            }
+        }
+    }
+
+    /** One attempt of {@link #insertAtIndex}; CANCELLED_CLAIM when its claim was cancelled before its commit. */
+    private long claimAtIndex(final Writer w, final long index, final ByteBuffer src, final int off, final int len,
+        final long authKey, final long userId, final long mapBase, final long hash)
+    {
         final int slot = layout.slot(index);
         while (true)
         {
@@ -260,6 +286,29 @@ final class SlotInserter
                 }
                 continue;
             }
+            if (st == PUBLISHING)
+            {
+                // Committed by another writer: its bytes are complete. The same key: publish it for its
+                // owner and take our reference; another key: the slot is taken.
+                final boolean equal = reader.keyEquals(index, src, off, len, authKey);
+                VarHandle.acquireFence(); // the comparison is done before the state is read again
+                if (m.getLong(slot + STATE_OFFSET) != s)
+                {
+                    continue;
+                }
+                if (!equal)
+                {
+                    return -FiErrno.EADDRINUSE;
+                }
+                final long helped = placer.helpPublish(slot, s, userId, index);
+                if (helped != KeyPlacer.RETRY)
+                {
+                    return helped;
+                }
+                continue;
+            }
+            // CLAIMED, CANCELLED or REMOVING by another writer: its bytes may be half-written, and slot i
+            // is the only one this call may take: wait for it (bounded), or recover a dead owner.
             if (!placer.waitForOwner(w, s, Waits.deadline(w)))
             {
                 return -FiErrno.EAGAIN;
@@ -278,6 +327,10 @@ final class SlotInserter
             return -FiErrno.EALREADY;
         }
         final long result = fillIndexPublish(w, index, src, off, len, authKey, userId, hash, mapBase);
+        if (result == CANCELLED_CLAIM)
+        {
+            return result;
+        }
         if (result >= 0 && result != index)
         {
             remover.release(w, result); // inserted elsewhere meanwhile: give back the reference taken on it
@@ -287,8 +340,9 @@ final class SlotInserter
     }
 
     /**
-     * Looks for the key in the active area: its VALID slot gets a reference and is returned; a slot
-     * still CLAIMED by a live writer is waited for (bounded), one of a dead writer's recovered. NO_MATCH
+     * Looks for the key in the active area: its VALID slot gets a reference and is returned, a
+     * PUBLISHING one is published (with our reference too); a slot still CLAIMED by a live writer is
+     * cancelled after a grace, one of a dead writer's recovered. NO_MATCH
      * when absent (not authoritative: {@link #placeAndPublish} decides), {@link SlotTable#STALE_VIEW},
      * or a negative errno.
      */
@@ -330,7 +384,7 @@ final class SlotInserter
      * Places the claimed, filled slot {@code index} in the area indexState names (and in the target of
      * a running migration), then publishes it if indexState did not change meanwhile; places again under
      * the new state if it did. The slot, the slot holding the key already (reference taken, claim given
-     * back), or a negative errno (claim given back).
+     * back), a negative errno (claim given back), or CANCELLED_CLAIM (claim given back).
      */
     private long placeAndPublish(final Writer w, final long index, final ByteBuffer src, final int off,
         final int len, final long authKey, final long userId, final long hash, final long mapBase)
@@ -389,34 +443,82 @@ final class SlotInserter
     }
 
     /**
-     * Publishes writer {@code w}'s claim of slot {@code index}, filled and indexed: map_addr, journal
-     * OP_PUBLISH, then the CAS from the claim word. The slot, or -EAGAIN when the claim was taken over.
-     * Package-private for jcstress, which races it against a takeover.
+     * Commits and publishes writer {@code w}'s claim of slot {@code index}, filled and indexed. The
+     * slot; -EAGAIN when the claim was taken over (a recoverer judged this writer dead); CANCELLED_CLAIM
+     * when another inserter of the key cancelled it first (the claim is given back: start over).
+     * Package-private for jcstress.
      */
     long publish(final Writer w, final long index, final long mapBase)
     {
+        if (state(w.claimWord) == CLAIMED) // else committed already (jcstress and tests commit apart)
+        {
+            final long committed = commit(w, index, mapBase);
+            if (committed < 0)
+            {
+                return committed;
+            }
+        }
+        return complete(w, index);
+    }
+
+    /**
+     * map_addr, journal OP_PUBLISH, then the CAS from the claim word to PUBLISHING(a,g), then the journal
+     * counts it: from here the entry is real, whoever publishes it. {@code index}, -EAGAIN or
+     * CANCELLED_CLAIM as {@link #publish}.
+     */
+    long commit(final Writer w, final long index, final long mapBase)
+    {
         final int slot = layout.slot(index);
-        m.setLongRelease(layout.map(index), mapBase + index);
+        m.setLongRelease(layout.map(index), mapBase + index); // before the commit: a helper publishes without writing it
         final long delta = w.delta();
         w.journal(journal(delta, OP_PUBLISH, index));
         final long claimed = w.claimWord;
-        // CAS from the exact word our claim wrote: if anyone moved the slot on, we own nothing and fail.
-        if (!m.compareAndSetLong(slot + STATE_OFFSET, claimed, word(VALID, 1, generation(claimed))))
+        final long committed = word(PUBLISHING, w.index, generation(claimed));
+        // CAS from the exact word our claim wrote: if anyone moved the slot on, we own nothing.
+        if (!m.compareAndSetLong(slot + STATE_OFFSET, claimed, committed))
         {
             w.journal(journal(delta, OP_NONE, 0));
+            final long cancelled = word(CANCELLED, w.index, generation(claimed));
+            if (m.getLongVolatile(slot + STATE_OFFSET) == cancelled)
+            {
+                w.claimWord = cancelled;
+                giveBackClaim(w); // still ours to free: map_addr, our entries, then FREE(g+1)
+                return CANCELLED_CLAIM;
+            }
             w.released();
             return -FiErrno.EAGAIN;
         }
-        w.released();
         w.journal(journal(delta + 1, OP_NONE, 0));
+        w.claimWord = committed;
+        return index;
+    }
+
+    /**
+     * CAS PUBLISHING(a,g) -> VALID(1,g). A failure means an inserter of the same key published it first,
+     * with our reference and its own (or a recoverer that judged us dead did, with ours): the entry is
+     * valid and counted once, by our commit. {@code index}.
+     */
+    private long complete(final Writer w, final long index)
+    {
+        final long committed = w.claimWord;
+        m.compareAndSetLong(layout.slot(index) + STATE_OFFSET, committed, word(VALID, 1, generation(committed)));
+        w.released();
         ChangeCounters.published(m, w.entry); // this writer's own line: no insert writes a line others write
         return index;
     }
 
-    /** Undoes this writer's claim (a duplicate, a full index, EALREADY), from the word its CAS wrote. */
+    /**
+     * Undoes this writer's claim (a duplicate, a full index, EALREADY, a cancel), from the word its CAS
+     * wrote, or from that claim CANCELLED by another inserter meanwhile (still ours to free).
+     */
     private void giveBackClaim(final Writer w)
     {
-        remover.undoClaim(w.claimedSlot, w.claimWord);
+        final long claimed = w.claimWord;
+        remover.undoClaim(w.claimedSlot, claimed);
+        if (state(claimed) == CLAIMED)
+        {
+            remover.undoClaim(w.claimedSlot, word(CANCELLED, w.index, generation(claimed))); // no-op unless cancelled
+        }
         w.released();
     }
 }

@@ -15,7 +15,7 @@ import org.shmav.shm.Memory;
  * <pre>
  *   VALID(refs,g) --CAS refs-1--> VALID(refs-1,g)
  *   VALID(1,g)    --CAS (journal OP_REMOVE first)--> REMOVING(a,g) --finish--> FREE(g+1)
- *   CLAIMED(a,g)  --undo--> FREE(g+1)
+ *   CLAIMED(a,g), CANCELLED(a,g)  --undo--> FREE(g+1)
  *   finish / undo: map_addr reset, bucket tombstoned, then the CAS to FREE, then the free hint
  * </pre>
  *
@@ -111,14 +111,14 @@ final class SlotRemover
     }
 
     /**
-     * CLAIMED(a,g) -> FREE(g+1), from exactly {@code claimed}: a writer gives back its own claim, a
-     * recoverer the claim word of a dead owner it read. map_addr and any bucket pointing at the slot go
+     * CLAIMED(a,g) or CANCELLED(a,g) -> FREE(g+1), from exactly {@code claimed}: a writer gives back its
+     * own claim, a recoverer the claim word of a dead owner it read. map_addr and any bucket pointing at the slot go
      * first. Nothing happens when the slot no longer holds {@code claimed}.
      */
     void undoClaim(final long index, final long claimed)
     {
         final int slot = layout.slot(index);
-        if (m.getLongVolatile(slot + STATE_OFFSET) != claimed || state(claimed) != CLAIMED)
+        if (m.getLongVolatile(slot + STATE_OFFSET) != claimed || state(claimed) != CLAIMED && state(claimed) != CANCELLED)
         {
             return;
         }

@@ -411,12 +411,22 @@ public final class SlotTable
     }
 
     /**
-     * The publishing step alone of writer {@code w}'s insert into the slot it holds CLAIMED, filled and
-     * indexed (jcstress): the slot, or -EAGAIN when its claim was taken over.
+     * The publishing step alone of writer {@code w}'s insert into the slot it holds CLAIMED (filled and
+     * indexed) or PUBLISHING ({@link #commitClaim}), for jcstress and tests: the slot; -EAGAIN when its
+     * claim was taken over; a negative value when another inserter cancelled it (given back).
      */
     long publishClaim(final Writer w, final long mapBase)
     {
         return inserter.publish(w, w.claimedSlot, mapBase);
+    }
+
+    /**
+     * The commit alone (CLAIMED -> PUBLISHING, counted) of writer {@code w}'s claim, filled and indexed
+     * (jcstress and tests): the slot, or a negative value as {@link #publishClaim}.
+     */
+    long commitClaim(final Writer w, final long mapBase)
+    {
+        return inserter.commit(w, w.claimedSlot, mapBase);
     }
 
     /** The hash of an address and its auth-key handle (shm-layout.md, HASH). */

@@ -42,6 +42,15 @@ public final class Writer
      * first placing uses it (a change since shows at the check after the placing).
      */
     long seenState;
+    /**
+     * Another writer's uncommitted claim of this writer's key, as first seen (its slot and word) and
+     * when: after {@link #cancelGraceNanos} of the same word it is cancelled ({@link KeyPlacer}).
+     */
+    long seenClaimWord;
+    int seenClaimSlot = -1;
+    long seenClaimSince;
+    /** {@link KeyPlacer#CANCEL_GRACE_NANOS}; jcstress sets 0 to race a cancel against a commit. */
+    long cancelGraceNanos = KeyPlacer.CANCEL_GRACE_NANOS;
     /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
     int insertsSinceCrowdCheck = IndexMigration.CROWD_CHECK_EVERY;
     /**
