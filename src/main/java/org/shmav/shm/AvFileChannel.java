@@ -53,6 +53,8 @@ public final class AvFileChannel
     /** Set once under {@link #OPEN}; read without it, so that lock calls never take {@link #OPEN}. */
     private volatile FileChannel readOnly;
     private volatile FileChannel readWrite;
+    /** Opened for appending (O_APPEND) by the first growth of this JVM, see {@link #appendChannel}. */
+    private volatile FileChannel append;
     private int users;
     /** Locks held, by file position; shared ones counted, since one JVM may hold one only once. */
     private final Map<Long, FileLock> locks = new HashMap<>();
@@ -280,6 +282,37 @@ public final class AvFileChannel
         }
     }
 
+    /**
+     * A descriptor of this file opened for appending (O_APPEND), opened on first use and kept until the
+     * last user closes: a grower's zeros land at the file's end as it is when the write runs
+     * (shm-layout.md, GROWTH), so a write that was begun long ago never lands on bytes published since.
+     *
+     * @throws IOException when it cannot be opened, or the name now names another file
+     */
+    public FileChannel appendChannel() throws IOException
+    {
+        final FileChannel open = append;
+        if (open != null)
+        {
+            return open;
+        }
+        synchronized (OPEN)
+        {
+            if (append == null)
+            {
+                final FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
+                    LinkOption.NOFOLLOW_LINKS);
+                if (!key.equals(fileKey(file)))
+                {
+                    UNKNOWN.add(ch); // another file now has the name: keep it open, as in open()
+                    throw new IOException(file + " now names another file: the AV was removed");
+                }
+                append = ch;
+            }
+            return append;
+        }
+    }
+
     /** The read-write channel, opened now if this JVM has only read the file so far; null when not allowed. */
     private FileChannel writableChannel()
     {
@@ -358,6 +391,7 @@ public final class AvFileChannel
             }
             closeQuietly(readWrite);
             closeQuietly(readOnly);
+            closeQuietly(append);
         }
     }
 
