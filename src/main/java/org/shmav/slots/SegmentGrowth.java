@@ -206,7 +206,7 @@ final class SegmentGrowth
         final long mapTo = bigger.map(bigger.segmentEnd(k) - 1) + 8L;
         for (long at = from; at < to; at += 8)
         {
-            final long word = m.getLong((int)at); // plain: only growers' CAS of map_addr may run meanwhile
+            final long word = m.getLongVolatile((int)at); // only growers' CAS of map_addr may run meanwhile
             if (word != 0 && !(word == -1L && at >= mapFrom && at < mapTo))
             {
                 if (m.getLongVolatile(segmentOffset(k) + SEGMENT_SLOTS_OFFSET) != 0)

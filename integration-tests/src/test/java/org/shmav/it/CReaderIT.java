@@ -303,19 +303,21 @@ class CReaderIT
         final List<Corruption> cases = List.of(
             new Corruption("magic", b -> b.put(0, (byte)(b.get(0) ^ 1)), "bad magic"),
             new Corruption("layout 4.0 (an older shmav: one hash area per segment, rebuilt by stopping writers)",
-                putInt(8, 4 << 16), "layout version 4.0 is not supported: app=6.0 file=4.0 (written by an older shmav"),
+                putInt(8, 4 << 16), "layout version 4.0 is not supported: app=7.0 file=4.0 (written by an older shmav"),
             new Corruption("layout 3.0 (an older shmav: every segment doubles)", putInt(8, 3 << 16),
-                "layout version 3.0 is not supported: app=6.0 file=3.0 (written by an older shmav"),
+                "layout version 3.0 is not supported: app=7.0 file=3.0 (written by an older shmav"),
             new Corruption("layout 2.0 (an older shmav)", putInt(8, 2 << 16),
-                "layout version 2.0 is not supported: app=6.0 file=2.0 (written by an older shmav"),
+                "layout version 2.0 is not supported: app=7.0 file=2.0 (written by an older shmav"),
             new Corruption("layout 1.1 (an older shmav)", putInt(8, 1 << 16 | 1),
-                "layout version 1.1 is not supported: app=6.0 file=1.1 (written by an older shmav"),
+                "layout version 1.1 is not supported: app=7.0 file=1.1 (written by an older shmav"),
             new Corruption("layout 5.0 (an older shmav: grows under a lock, each segment right after the last)",
-                putInt(8, 5 << 16), "layout version 5.0 is not supported: app=6.0 file=5.0 (written by an older shmav"),
-            new Corruption("major version 7 (a newer shmav)", putInt(8, 7 << 16),
-                "layout version 7.0 is not supported: app=6.0 file=7.0 (written by a newer shmav"),
+                putInt(8, 5 << 16), "layout version 5.0 is not supported: app=7.0 file=5.0 (written by an older shmav"),
+            new Corruption("major version 6 (an older shmav)",
+                putInt(8, 6 << 16), "layout version 6.0 is not supported: app=7.0 file=6.0 (written by an older shmav"),
+            new Corruption("major version 8 (a newer shmav)", putInt(8, 8 << 16),
+                "layout version 8.0 is not supported: app=7.0 file=8.0 (written by a newer shmav"),
             new Corruption("major version 0, minor 1", putInt(8, 1),
-                "layout version 0.1 is not supported: app=6.0 file=0.1"),
+                "layout version 0.1 is not supported: app=7.0 file=0.1"),
             new Corruption("headerLength", putInt(12, 8192), "corrupt header: headerLength=8192"),
             new Corruption("indexState with bits no writer sets", putLong(384, 1L << 60),
                 "corrupt header: indexState=" + (1L << 60)),
@@ -373,10 +375,10 @@ class CReaderIT
         assertEquals(2, missing.code, missing::toString);
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
-        // Accepted by both: a later minor version of layout 6 (AvLayout.read accepts any 6.x), and a file longer
-        // than its published segments (a growth in progress, or the reservation of a grower that died).
+        // Accepted by both: a later minor version of layout 7 (AvLayout.read accepts any 7.x), and a file longer
+        // than its published segments (a growth in progress, or the zeros of a grower that died).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 6 << 16 | 7);
+        minor.putInt(8, 7 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
         Files.write(dir.path().resolve("extended"), Arrays.copyOf(good, good.length + 3 * 4096));
