@@ -240,6 +240,40 @@ class NamedAvGrowthTest
         }
     }
 
+    /**
+     * A writer whose AV was removed by name (shmav rm) while it uses it still grows it: its zeros go
+     * through a descriptor of the file itself ({@code /proc/self/fd}), never through the name, which
+     * may be gone or name a newer AV.
+     */
+    @Test
+    void anAvRemovedWhileInUseStillGrowsAndANewOneOfItsNameIsUntouched() throws IOException
+    {
+        final ByteBuffer[] addrs = distinctIn4(9);
+        try (AddressVector av = open("removed", 4, 0))
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                insert(av, addrs[i]);
+            }
+            java.nio.file.Files.delete(shm.dir().resolve("removed"));
+            try (AddressVector newer = open("removed", 4, 0))
+            {
+                insert(newer, addrs[8]);
+                final long newerSize = java.nio.file.Files.size(shm.dir().resolve("removed"));
+                for (int i = 4; i < 8; i++)
+                {
+                    assertEquals(i, insert(av, addrs[i]), "growth of the removed AV");
+                }
+                for (int i = 0; i < 8; i++)
+                {
+                    assertArrayEquals(addrs[i].array(), lookup(av, i));
+                }
+                assertEquals(newerSize, java.nio.file.Files.size(shm.dir().resolve("removed")), "the newer AV's file untouched");
+                assertEquals(1, newer.count());
+            }
+        }
+    }
+
     @Test
     void aSegmentCountTheFileCannotHoldIsRefused() throws IOException
     {

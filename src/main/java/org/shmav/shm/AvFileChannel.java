@@ -300,17 +300,52 @@ public final class AvFileChannel
         {
             if (append == null)
             {
-                final FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
-                    LinkOption.NOFOLLOW_LINKS);
-                if (!key.equals(fileKey(file)))
+                FileChannel ch = null;
+                try
                 {
-                    UNKNOWN.add(ch); // another file now has the name: keep it open, as in open()
-                    throw new IOException(file + " now names another file: the AV was removed");
+                    ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
+                        LinkOption.NOFOLLOW_LINKS);
+                    if (!key.equals(fileKey(file)))
+                    {
+                        UNKNOWN.add(ch); // another file now has the name: keep it open, as in open()
+                        ch = null;
+                    }
                 }
-                append = ch;
+                catch (final java.nio.file.NoSuchFileException e)
+                {
+                    ch = null; // removed (shmav rm) while in use: it may still grow, as before layout 7
+                }
+                append = ch != null ? ch : reopenOwnDescriptor();
             }
             return append;
         }
+    }
+
+    /**
+     * This file opened again for appending through one of this JVM's own descriptors of it
+     * ({@code /proc/self/fd/N}, which names the inode itself), for when its name is gone or names
+     * another file.
+     */
+    private FileChannel reopenOwnDescriptor() throws IOException
+    {
+        try (java.nio.file.DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd")))
+        {
+            for (final Path fd : fds)
+            {
+                try
+                {
+                    if (key.equals(Files.readAttributes(fd, java.nio.file.attribute.BasicFileAttributes.class).fileKey()))
+                    {
+                        return FileChannel.open(fd, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+                    }
+                }
+                catch (final IOException closedMeanwhile)
+                {
+                    // another thread's descriptor, closed since the listing: not ours
+                }
+            }
+        }
+        throw new IOException(file + " no longer names this AV's file, and no descriptor of it is open here");
     }
 
     /** The read-write channel, opened now if this JVM has only read the file so far; null when not allowed. */
