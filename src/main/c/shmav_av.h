@@ -10,10 +10,11 @@
  *
  * Growth (layout 3, last segment cut at maxCapacity since layout 4): a named AV grows past its
  * creation count by adding segments, and publishes each with a CAS of the header's segmentCount.
- * Since layout 6 segment k starts where its segment-table entry says, at or past the end of segment
- * k - 1 (a grower that was taken over may have left an unused range between). A reader maps exactly
- * the segments published when it looked (its view; the file may be longer: ranges growers took but
- * did not publish, which nobody reads). Whenever it meets an index past its view, ends an iteration, or its
+ * Segment k starts where its segment-table entry says: a layout 7 writer puts it at the end of
+ * segment k - 1, and a reader accepts any start at or past that end (layout 6 left gaps where a
+ * grower was taken over). A reader maps exactly the segments published when it looked (its view;
+ * the file may be longer: the next segment's zeros, appended by a growth under way, which nobody
+ * reads). Whenever it meets an index past its view, ends an iteration, or its
  * reverse lookup meets an index area or a slot past its view, it reads segmentCount again (acquire)
  * and, if the AV grew, checks the header again for the new count and maps the file again
  * (shmav_av_follow). Segments never move, so every slot keeps its offset.
@@ -485,9 +486,8 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     uint64_t buckets = first_buckets;
     for (uint32_t k = 1; k < segments; k++)
     {
-        /* Segment k starts where its grower's range began (layout 6): aligned, past the end of segment
-         * k - 1 (a taken-over grower's unused range may lie between), within one mapping. Checked
-         * before any offset is computed from it: no overflow below. */
+        /* Segment k starts at the end of segment k - 1 (layout 7 writers) or past it: aligned, within
+         * one mapping. Checked before any offset is computed from it: no overflow below. */
         char field[40];
         const uint64_t start = shmav__u64(base, SHMAV_H_SEGMENTS + (uint64_t)k * SHMAV_SEGMENT_ENTRY_LENGTH +
             SHMAV_SEG_SLOTS_OFFSET);

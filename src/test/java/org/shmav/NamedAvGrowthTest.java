@@ -203,8 +203,14 @@ class NamedAvGrowthTest
         }
     }
 
+    /**
+     * Bytes past the published segments that no grower writes (growers append zeros and set map_addr
+     * entries to all ones, layout 7): another program's. Growth never overwrites a byte, so it refuses
+     * to make them a segment (FI_EIO, saying what to do) and the AV stays as it was; zeros and all-ones
+     * map_addr entries, which a grower that died leaves, are taken as they are (SegmentGrowthTest).
+     */
     @Test
-    void aDeadGrowersTailIsIgnoredAndCutByTheNextGrowth() throws IOException
+    void aForeignTailWhereTheNextSegmentGoesIsRefusedNotUsed() throws IOException
     {
         final ByteBuffer[] addrs = distinctIn4(9);
         final Path file = shm.dir().resolve("tail");
@@ -214,24 +220,56 @@ class NamedAvGrowthTest
             {
                 insert(av, addrs[i]);
             }
-            final long published;
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE))
             {
-                published = ch.size();
                 final ByteBuffer junk = ByteBuffer.allocate(12_345);
                 Arrays.fill(junk.array(), (byte)0x5A);
-                ch.write(junk, published); // what a grower that died after reserving leaves, or worse
+                ch.write(junk, ch.size());
             }
             try (AddressVector late = open("tail", 0, 0))
             {
-                for (int i = 4; i < 9; i++)
-                {
-                    assertEquals(i, insert(late, addrs[i]), "growth over the tail");
-                }
-                for (int i = 0; i < 9; i++)
+                final int[] err = new int[1];
+                assertEquals(0, late.insert(addrs[4], 1, new long[1], Fi.SYNC_ERR, err));
+                assertEquals(FiErrno.EIO, err[0]);
+                for (int i = 0; i < 4; i++)
                 {
                     assertArrayEquals(addrs[i].array(), lookup(av, i));
                 }
+                assertEquals(4, late.count());
+            }
+        }
+    }
+
+    /**
+     * A writer whose AV was removed by name (shmav rm) while it uses it still grows it: its zeros go
+     * through a descriptor of the file itself ({@code /proc/self/fd}), never through the name, which
+     * may be gone or name a newer AV.
+     */
+    @Test
+    void anAvRemovedWhileInUseStillGrowsAndANewOneOfItsNameIsUntouched() throws IOException
+    {
+        final ByteBuffer[] addrs = distinctIn4(9);
+        try (AddressVector av = open("removed", 4, 0))
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                insert(av, addrs[i]);
+            }
+            java.nio.file.Files.delete(shm.dir().resolve("removed"));
+            try (AddressVector newer = open("removed", 4, 0))
+            {
+                insert(newer, addrs[8]);
+                final long newerSize = java.nio.file.Files.size(shm.dir().resolve("removed"));
+                for (int i = 4; i < 8; i++)
+                {
+                    assertEquals(i, insert(av, addrs[i]), "growth of the removed AV");
+                }
+                for (int i = 0; i < 8; i++)
+                {
+                    assertArrayEquals(addrs[i].array(), lookup(av, i));
+                }
+                assertEquals(newerSize, java.nio.file.Files.size(shm.dir().resolve("removed")), "the newer AV's file untouched");
+                assertEquals(1, newer.count());
             }
         }
     }

@@ -114,7 +114,7 @@ final class AvHexDump
         block(null, List.of(new Field(GROWTH_CLAIM_OFFSET, 8, "growthClaim: " + (GrowthClaim.segment(claim) == 0
                 ? "none" : "segment " + GrowthClaim.segment(claim) + " by attacher " + GrowthClaim.owner(claim)) +
                 ", ticket " + GrowthClaim.ticket(claim) + ", progress " + GrowthClaim.progress(claim)),
-            new Field(FILE_TOP_OFFSET, 8, "fileTop " + m.getLong(FILE_TOP_OFFSET) + " (end of the ranges growers took)")));
+            new Field(FILE_TOP_OFFSET, 8, "fileTop " + m.getLong(FILE_TOP_OFFSET) + " (unused since layout 7)")));
         final long hint = m.getLong(FREE_HINT_OFFSET);
         block(null, List.of(new Field(FREE_HINT_OFFSET, 8, "freeHint: epoch " + (hint >>> 32) + ", lowest free >= " +
             (hint & 0xFFFF_FFFFL))));

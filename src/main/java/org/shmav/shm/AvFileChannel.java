@@ -63,6 +63,8 @@ public final class AvFileChannel
     private volatile int ofdReadOnly = -1;
     private volatile int ofdReadWrite = -1;
     private final boolean ofd;
+    /** Opened for appending (O_APPEND) by the first growth of this JVM, see {@link #appendChannel}. */
+    private volatile FileChannel append;
     private int users;
     /** Locks held, by file position; shared ones counted, since one JVM may hold one only once. */
     private final Map<Long, Held> locks = new HashMap<>();
@@ -426,6 +428,72 @@ public final class AvFileChannel
         }
     }
 
+    /**
+     * A descriptor of this file opened for appending (O_APPEND), opened on first use and kept until the
+     * last user closes: a grower's zeros land at the file's end as it is when the write runs
+     * (shm-layout.md, GROWTH), so a write that was begun long ago never lands on bytes published since.
+     *
+     * @throws IOException when it cannot be opened, or the name now names another file
+     */
+    public FileChannel appendChannel() throws IOException
+    {
+        final FileChannel open = append;
+        if (open != null)
+        {
+            return open;
+        }
+        synchronized (OPEN)
+        {
+            if (append == null)
+            {
+                FileChannel ch = null;
+                try
+                {
+                    ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
+                        LinkOption.NOFOLLOW_LINKS);
+                    if (!key.equals(fileKey(file)))
+                    {
+                        UNKNOWN.add(ch); // another file now has the name: keep it open, as in open()
+                        ch = null;
+                    }
+                }
+                catch (final java.nio.file.NoSuchFileException e)
+                {
+                    ch = null; // removed (shmav rm) while in use: it may still grow, as before layout 7
+                }
+                append = ch != null ? ch : reopenOwnDescriptor();
+            }
+            return append;
+        }
+    }
+
+    /**
+     * This file opened again for appending through one of this JVM's own descriptors of it
+     * ({@code /proc/self/fd/N}, which names the inode itself), for when its name is gone or names
+     * another file.
+     */
+    private FileChannel reopenOwnDescriptor() throws IOException
+    {
+        try (java.nio.file.DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd")))
+        {
+            for (final Path fd : fds)
+            {
+                try
+                {
+                    if (key.equals(Files.readAttributes(fd, java.nio.file.attribute.BasicFileAttributes.class).fileKey()))
+                    {
+                        return FileChannel.open(fd, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+                    }
+                }
+                catch (final IOException closedMeanwhile)
+                {
+                    // another thread's descriptor, closed since the listing: not ours
+                }
+            }
+        }
+        throw new IOException(file + " no longer names this AV's file, and no descriptor of it is open here");
+    }
+
     /** The read-write channel, opened now if this JVM has only read the file so far; null when not allowed. */
     private FileChannel writableChannel()
     {
@@ -520,6 +588,7 @@ public final class AvFileChannel
             {
                 OfdLocks.closeQuietly(ofdReadOnly);
             }
+            closeQuietly(append);
         }
     }
 

@@ -47,8 +47,8 @@ package org.shmav.shm;
  *  144 |                         maxCapacity                                |
  *  152 |                   lockFileInode (layout 4)                         |
  *  160 |                   lockFileDevice (layout 4)                        |
- *  192 |   growthClaim (layout 6): progress (high 32) | ticket | segment (low 8) |
- *  200 |                  fileTop (layout 6): end of the ranges taken       |
+ *  192 | growthClaim (layout 6): progress | ticket | owner | segment (low 6)  |
+ *  200 |      unused since layout 7 (6's fileTop; the creator writes it)    |
  *  256 |             freeHint: epoch (high 32) | index (low 32)             |
  *  320 |                   attachersHighWater                               |
  *  384 |   indexState (layout 5): active/target hash area, stamp, migrator  |
@@ -149,14 +149,15 @@ public final class AvFileDescriptor
     /** u64, layout 4: device of the AV's lock file (as {@code stat} gives it). */
     public static final int LOCK_FILE_DEVICE_OFFSET = 160;
     /**
-     * u64, layout 6: the growth claim ({@link GrowthClaim}): the segment being grown (bits
-     * 0-7, 0 for none), the claim's ticket (bits 8-31) and its owner's progress (bits 32-63). Changed
-     * only by CAS; a claim for a segment already published is over.
+     * u64, layout 6: the growth claim ({@link GrowthClaim}): the segment being grown (bits 0-5, 0 for
+     * none), its owner's attacher entry (6-21), the claim's ticket (22-39) and the owner's progress
+     * (40-63). Changed only by CAS; a claim for a segment already published is over.
      */
     public static final int GROWTH_CLAIM_OFFSET = 192;
     /**
-     * u64, layout 6: end of the file ranges growers have taken; the creator sets it to {@code fileLength}.
-     * A grower takes the next range with a CAS that raises it, so no two growers ever write one byte.
+     * u64, unused since layout 7 (layout 6's fileTop, the end of the ranges growers took): the creator
+     * still writes {@code fileLength} there; nobody reads or changes it, since every grower of segment n
+     * now works on the one range that starts where segment n - 1 ends (shm-layout.md, GROWTH).
      */
     public static final int FILE_TOP_OFFSET = 200;
     /** u64: lower bound of the lowest FREE slot (low 32 bits) and an epoch bumped by every freeing (high 32). */

@@ -14,8 +14,9 @@ package org.shmav.shm;
  * A claim for a segment that is already published is over. A writer that needs segment n while
  * another's claim for n stands waits while the word changes, and takes the claim over once it has not
  * changed for {@link #STALL_NANOS} (its owner is frozen or stuck), or at once when the owner's attacher
- * lock is provably free (it died). Taking over is safe because each claim writes only into its own
- * range of the file (shm-layout.md, GROWTH; org.shmav.slots.SegmentGrowth).
+ * lock is provably free (it died). The taker finishes the same segment: taking over is safe because
+ * every write a grower makes may be made again, by any grower of the segment, at any time, without
+ * changing a published byte (shm-layout.md, GROWTH; org.shmav.slots.SegmentGrowth).
  */
 public final class GrowthClaim
 {

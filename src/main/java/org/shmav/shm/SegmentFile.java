@@ -15,11 +15,11 @@ import org.shmav.FiErrno;
  * The file side of growth: mapping exactly the segments a header publishes, and reserving the space of
  * the next segment before it is published (shm-layout.md, GROWTH). Stateless.
  *
- * <p>A named AV's file may be longer than its published segments: a growth in progress, a range a
- * failed growth gave back, or one whose grower died or was taken over. Nobody maps or reads past the
- * published length, and no grower ever cuts the file (layout 6: a late cut would fault every mapping
- * of a segment published meanwhile), so such a tail is harmless, and a file that grows or shrinks
- * past the published length meanwhile (another program) changes nothing.
+ * <p>A named AV's file may be longer than its published segments: the zeros of the next segment,
+ * appended by a growth under way, or by one that failed, died or was taken over (the next grower of
+ * that segment finishes them, layout 7), or a step of zeros a late grower appended past them. Nobody
+ * maps or reads past the published length, and no grower ever cuts the file (a late cut would fault
+ * every mapping of a segment published meanwhile), so such a tail is harmless.
  */
 public final class SegmentFile
 {
@@ -98,10 +98,10 @@ public final class SegmentFile
     }
 
     /**
-     * FI_ENOSPC, before a byte is written, when the file system cannot hold the range [start, end) that
-     * a grower took: the file is never cut back (shm-layout.md, GROWTH), so a growth that would fail
-     * half-way should not start. Pages the file already has there (a range given back by a grower that
-     * failed) count as held. Others may take space meanwhile: then a write fails, and the range is given back.
+     * FI_ENOSPC, before a byte is written, when the file system cannot hold the rest of segment range
+     * [start, end): the bytes the file already has there (zeros appended by a grower that was taken
+     * over, froze or died) count as held, so a taker needs room only for what is missing. Others may
+     * take space meanwhile: then an append fails, with the AV intact.
      */
     public static void checkRoom(final AvFileChannel file, final long start, final long end, final String call,
         final String name)
@@ -115,17 +115,17 @@ public final class SegmentFile
         }
         catch (final IOException e)
         {
-            return; // no answer: the writes will tell
+            return; // no answer: the appends will tell
         }
         if (usable < end - start - held)
         {
-            throw new FabricException(call, FiErrno.ENOSPC, "cannot grow named AV '" + name + "' by " + (end - start) +
+            throw new FabricException(call, FiErrno.ENOSPC, "cannot grow named AV '" + name + "' by " + (end - start - held) +
                 " bytes: its file system has " + usable + " bytes free: free space where it lives (df -h /dev/shm; " +
                 "'shmav gc' removes dead jobs' AVs); the AV is intact");
         }
     }
 
-    /** Bytes of zeros one {@link #writeZeros} call writes at most: a grower's step between two progress marks. */
+    /** Bytes of zeros one {@link #appendZeros} call writes at most: a grower's step between two progress marks. */
     public static final int ZEROS_STEP = 1 << 20;
 
     /** Allocated by the first growth of this JVM, not by every reader that loads this class. */
@@ -135,31 +135,73 @@ public final class SegmentFile
     }
 
     /**
-     * Writes zeros from {@code at} towards {@code to}, at most {@link #ZEROS_STEP} bytes, so that tmpfs
-     * allocates those pages now and no store into them can fault later; returns where it stopped. The
-     * range belongs to the caller alone (a grower's, shm-layout.md GROWTH): the file only ever gets
-     * longer here, never shorter, so a writer that wakes late harms nobody's bytes. A full file system
-     * is FI_ENOSPC, the AV intact.
+     * One step of reserving a segment that ends at {@code end}: when the file is shorter, appends zeros
+     * (at most {@link #ZEROS_STEP} bytes, O_APPEND) so that tmpfs allocates those pages now and no store
+     * into them can fault later; returns the file's size after the step (at least {@code end}: done).
+     *
+     * <p>Appending is what makes this safe for several growers of one segment at once (a taker and the
+     * grower it took over, who may wake at any instruction, shm-layout.md GROWTH): the kernel writes at
+     * the end as it is when the write runs, so a write begun before another grower published the
+     * segment lands past every published byte, never on them. It can only make the file longer than
+     * needed (by at most one step per grower that wakes late), and the next growth uses those zeros.
+     * The file must have no holes below its end: shmav extends AV files only by writing (created whole,
+     * grown by appends), so a size at or past {@code end} means every page up to it is allocated.
+     * A full file system is FI_ENOSPC, the AV intact, unless the appends of others reached {@code end}.
      */
-    public static long writeZeros(final AvFileChannel file, final long at, final long to, final String call,
-        final String name)
+    public static long appendZeros(final AvFileChannel file, final long end, final String call, final String name)
     {
-        final FileChannel ch = file.channelFor(true);
         try
         {
+            final long size = file.channelFor(false).size();
+            if (size >= end)
+            {
+                return size;
+            }
             final ByteBuffer zeros = Zeros.BUFFER.duplicate();
-            zeros.limit((int)Math.min(ZEROS_STEP, to - at));
-            return at + ch.write(zeros, at);
+            zeros.limit((int)Math.min(ZEROS_STEP, end - size));
+            file.appendChannel().write(zeros);
+            return file.channelFor(false).size();
         }
         catch (final IOException e)
         {
+            final long size = sizeOrZero(file);
+            if (size >= end)
+            {
+                return size; // another grower's appends got there
+            }
             final String reason = String.valueOf(e.getMessage());
             final int errno = reason.contains("No space left") || reason.contains("Disk quota") ||
                 reason.contains("File too large") ? FiErrno.ENOSPC : FiErrno.EIO;
-            throw new FabricException(call, errno, "cannot grow named AV '" + name + "' to " + to + " bytes: " +
+            throw new FabricException(call, errno, "cannot grow named AV '" + name + "' to " + end + " bytes: " +
                 reason + (errno == FiErrno.ENOSPC
                     ? ": free space where it lives (df -h /dev/shm; 'shmav gc' removes dead jobs' AVs); the AV is intact"
                     : ""), e);
+        }
+    }
+
+    /** The file's size now. */
+    public static long size(final AvFileChannel file, final String call, final String name)
+    {
+        try
+        {
+            return file.channelFor(false).size();
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException(call, FiErrno.EIO, "cannot read the size of named AV '" + name + "': " +
+                e.getMessage(), e);
+        }
+    }
+
+    private static long sizeOrZero(final AvFileChannel file)
+    {
+        try
+        {
+            return file.channelFor(false).size();
+        }
+        catch (final IOException e)
+        {
+            return 0;
         }
     }
 }

@@ -2,7 +2,6 @@ package org.shmav.slots;
 
 import static org.shmav.shm.AvFileDescriptor.*;
 
-import java.io.IOException;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
 
@@ -21,28 +20,35 @@ import org.shmav.shm.SharedAvFile;
  *
  * <pre>
  *   1 look      segmentCount past n: another process grew; follow
- *   2 finish    segment n's table entry set: another grower's range won; finish its publication (step 7)
+ *   2 finish    segment n's table entry set: another grower prepared it; finish its publication (step 7)
  *   3 claim     CAS growthClaim to a new ticket for n ({@link GrowthClaim}); a claim for n that makes
  *               progress is waited for, one that stalls for 200 ms is taken over, one whose owner
  *               died (its attacher lock free) at once
- *   4 range     CAS fileTop from t to t + the segment's length: [t, end) is this claim's alone, for good
- *   5 reserve   FI_ENOSPC if the file system has no room for it; else write zeros over it (tmpfs
- *               allocates every page now), raising the claim's progress after every step; a failed
- *               raise means taken over; a write that fails gives the range and the claim back
- *   6 prepare   map the file to end; map_addr of the new slots all ones; free-group marks
- *   7 publish   CAS segment n's slotsOffset from 0 to t (one range wins), store its hashOffset,
- *               CAS segmentCount from n to n + 1; any writer that finds the entry set does these two
+ *   4 place     segment n starts where segment n - 1 ends (the view's published length t): the same
+ *               range for every grower of n, so a taker goes on with the work of the claim it took over
+ *   5 reserve   FI_ENOSPC if the file system has no room for what [t, end) still lacks; else append
+ *               zeros until the file reaches end, raising the claim's progress after every step; a
+ *               failed raise means taken over
+ *   6 prepare   map the file to end; CAS each map_addr entry of the new slots from 0 to all ones;
+ *               free-group marks
+ *   7 publish   CAS segment n's slotsOffset from 0 to t, store its hashOffset, CAS segmentCount from
+ *               n to n + 1; any writer that finds the entry set does these two
  *   8 move      the index into segment n's area 0 ({@link IndexMigration#moveInto}), other writers going on
  * </pre>
  *
- * Crash and freeze safety: a grower writes only into its own range until its step-5 CAS, and that CAS
- * succeeds only while the entry is 0, so a grower that freezes anywhere and wakes after another
- * published the segment harms nothing: it fails a CAS, gives its range back if it is still the last
- * one, and follows. A dead or frozen grower's range stays in the file, unused (at most one segment per
- * takeover). Until step 8 ends the index stays in the old segment's area, which holds the new slots'
- * entries too (a 26-bit slot field fits any slot): a grower that dies or freezes there leaves it to the
- * writers, whose crowding check, or full area, moves it (the target of a migration is always the last
- * segment's area once the active one is older).
+ * Crash and freeze safety (layout 7): every write a grower makes is one that any number of growers of
+ * segment n may make, in any order, at any time, even after the segment is published and in use. Its
+ * zeros are appended (O_APPEND): the kernel puts them at the file's end as it is when the write runs,
+ * so a grower that froze inside a write and wakes after another published the segment adds zeros past
+ * it, never over it. Its map_addr stores are CAS from 0, and no entry of a segment past the first is 0
+ * once prepared (all ones, or a VALID slot's non-zero fi_addr), so a late one changes nothing. Its marks
+ * only set bits; its table entry CAS succeeds once, with the one value t; hashOffset follows from t. So
+ * a frozen grower costs the others the 200 ms before its claim is taken over, a dead one about 1 ms,
+ * and neither leaves a byte of the file unused: the taker finishes the same range. Until step 8 ends the
+ * index stays in the old segment's area, which holds the new slots' entries too (a 26-bit slot field
+ * fits any slot): a grower that dies or freezes there leaves it to the writers, whose crowding check,
+ * or full area, moves it (the target of a migration is always the last segment's area once the active
+ * one is older).
  */
 final class SegmentGrowth
 {
@@ -130,67 +136,96 @@ final class SegmentGrowth
 
     /**
      * Steps 4 to 7 under claim {@code mine}: the view with the new segment, or null when the claim was
-     * taken over or another range was published first (the caller looks again).
+     * taken over, or the segment published by another meanwhile (the caller looks again).
      */
     private static Region build(final Region view, final long mine, final String call, final String name)
     {
         final Memory m = view.memory();
         final AvLayout layout = view.layout();
-        long top;
-        AvLayout bigger;
-        do
-        {
-            top = m.getLongVolatile(FILE_TOP_OFFSET);
-            if (top < layout.fileLength() || top > MAX_FILE_LENGTH || top != align(top, SECTION_ALIGNMENT))
-            {
-                release(m, mine);
-                throw new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its fileTop " + top +
-                    " is not past its last segment (" + layout.fileLength() + "): remove it with 'shmav rm' and create it again");
-            }
-            bigger = layout.grownAt(top);
-            if (bigger.fileLength() > MAX_FILE_LENGTH)
-            {
-                release(m, mine);
-                throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
-                    layout.capacity() + " entries: " + bigger.capacity() + " would need a " + bigger.fileLength() +
-                    "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
-            }
-        }
-        while (!m.compareAndSetLong(FILE_TOP_OFFSET, top, bigger.fileLength())); // lost: a grower taken over took one
         final int n = layout.segments();
-        final Range range = new Range(m, mine, top, bigger.fileLength());
+        final long start = layout.fileLength(); // step 4: the one place of segment n
+        final AvLayout bigger = layout.grownAt(start);
+        final long end = bigger.fileLength();
+        final Claim claim = new Claim(m, mine);
+        if (end > MAX_FILE_LENGTH)
+        {
+            claim.release();
+            throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+                layout.capacity() + " entries: " + bigger.capacity() + " would need a " + end +
+                "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
+        }
         try
         {
-            SegmentFile.checkRoom(view.file(), top, range.end, call, name);
-            for (long at = top; at < range.end; )
+            final long found = SegmentFile.size(view.file(), call, name); // [start, found): left by others
+            SegmentFile.checkRoom(view.file(), start, end, call, name);
+            while (SegmentFile.appendZeros(view.file(), end, call, name) < end)
             {
-                at = SegmentFile.writeZeros(view.file(), at, range.end, call, name);
-                if (!range.advance())
+                if (!claim.advance())
                 {
-                    range.giveBack(n);
                     return null;
                 }
             }
-            final Region grown = publishSegment(view, SegmentFile.map(view.file(), range.end, call, name), bigger,
-                range::advance);
+            final Memory mapped = SegmentFile.map(view.file(), end, call, name);
+            checkLeftBytes(mapped, bigger, start, Math.min(found, end), call, name);
+            final Region grown = publishSegment(view, mapped, bigger, claim::advance);
             if (grown == null)
             {
-                range.giveBack(n);
+                claim.release();
             }
             return grown;
         }
+        catch (final FabricException e)
+        {
+            final boolean lost = claim.lost();
+            claim.release();
+            if (lost || m.getLongVolatile(segmentOffset(n) + SEGMENT_SLOTS_OFFSET) != 0)
+            {
+                return null; // e.g. no room left by the taker that finished this segment: follow it instead
+            }
+            throw e;
+        }
         catch (final RuntimeException | Error e)
         {
-            range.giveBack(n); // FI_ENOSPC, or an Error: the next grower need not wait for this claim to stall
+            claim.release(); // the next grower need not wait for this claim to stall
             throw e;
         }
     }
 
     /**
+     * FI_EIO unless the bytes [from, to) of the next segment of {@code bigger}, which were in the file
+     * before this grower appended, are what growers leave there: zeros, and all ones in map_addr
+     * entries (a grower of the segment that was taken over or died). Anything else was written by
+     * another program, and growth never overwrites a byte (step 5), so it would become slot or bucket
+     * contents. Bytes appended since need no look: appends write only zeros.
+     */
+    private static void checkLeftBytes(final Memory m, final AvLayout bigger, final long from, final long to,
+        final String call, final String name)
+    {
+        final int k = bigger.segments() - 1;
+        final long mapFrom = bigger.map(bigger.segmentFirst(k));
+        final long mapTo = bigger.map(bigger.segmentEnd(k) - 1) + 8L;
+        for (long at = from; at < to; at += 8)
+        {
+            final long word = m.getLongVolatile((int)at); // only growers' CAS of map_addr may run meanwhile
+            if (word != 0 && !(word == -1L && at >= mapFrom && at < mapTo))
+            {
+                if (m.getLongVolatile(segmentOffset(k) + SEGMENT_SLOTS_OFFSET) != 0)
+                {
+                    return; // published meanwhile (and in use): not this grower's to judge any more
+                }
+                throw new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: byte " + at +
+                    " of its file, past its last segment where the next one goes, is not zero (written by another " +
+                    "program?): growth never overwrites it; remove the AV with 'shmav rm' and create it again");
+            }
+        }
+    }
+
+    /**
      * Steps 6 and 7 over {@code m}, a mapping that holds the reserved last segment of {@code bigger}
-     * (zeros), checking {@code stillMine} between steps: the view that has it, or null when a step found
-     * the claim lost or another range published first. The index is not moved yet (step 8).
-     * Package-private for jcstress, which runs it in process memory against writers of older views.
+     * (zeros, or what other growers of it prepared), checking {@code stillMine} between steps: the view
+     * that has it, or null when a step found the claim lost or the segment published by another. The
+     * index is not moved yet (step 8). Package-private for jcstress, which runs it in process memory
+     * against writers of older views and against a second grower of the same segment.
      */
     static Region publishSegment(final Region view, final Memory m, final AvLayout bigger,
         final BooleanSupplier stillMine)
@@ -198,7 +233,7 @@ final class SegmentGrowth
         final int k = bigger.segments() - 1;
         for (long i = bigger.segmentFirst(k); i < bigger.segmentEnd(k); i++)
         {
-            m.putLong(bigger.map(i), -1L);
+            m.compareAndSetLong(bigger.map(i), 0, -1L); // non-zero (prepared, or a VALID slot's fi_addr) stays
             if ((i & (PREPARE_STEP - 1)) == PREPARE_STEP - 1 && !stillMine.getAsBoolean())
             {
                 return null;
@@ -215,21 +250,18 @@ final class SegmentGrowth
 
     /**
      * Step 2: step 7 for a segment another writer prepared at {@code start}: its hashOffset, then segmentCount.
-     * The entry is checked first, since a damaged file could hold anything there.
+     * The entry is checked first, since a damaged file could hold anything there: a segment starts where
+     * the one before ends.
      */
     private static void publish(final Region view, final long start, final String call, final String name)
     {
         final AvLayout layout = view.layout();
-        final AvLayout bigger;
-        try
-        {
-            bigger = layout.grownAt(start);
-        }
-        catch (final IllegalArgumentException e)
+        if (start != layout.fileLength())
         {
             throw damaged(name, call, start);
         }
-        if (bigger.fileLength() > MAX_FILE_LENGTH || bigger.fileLength() > sizeOf(view.file(), call, name))
+        final AvLayout bigger = layout.grownAt(start);
+        if (bigger.fileLength() > MAX_FILE_LENGTH || bigger.fileLength() > SegmentFile.size(view.file(), call, name))
         {
             throw damaged(name, call, start);
         }
@@ -248,45 +280,22 @@ final class SegmentGrowth
         m.compareAndSetInt(SEGMENT_COUNT_OFFSET, k, k + 1);
     }
 
-    /** Gives claim {@code claim} back if it is still the word: the next grower then claims without waiting. */
-    private static void release(final Memory m, final long claim)
-    {
-        m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, GrowthClaim.released(claim));
-    }
-
-    private static long sizeOf(final AvFileChannel file, final String call, final String name)
-    {
-        try
-        {
-            return file.channelFor(false).size();
-        }
-        catch (final IOException e)
-        {
-            throw new FabricException(call, FiErrno.EIO, "cannot read the size of named AV '" + name + "': " +
-                e.getMessage(), e);
-        }
-    }
-
     private static FabricException damaged(final String name, final String call, final long start)
     {
         return new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its next segment's " +
-            "slotsOffset " + start + " is not a range past its last segment: remove it with 'shmav rm' and create it again");
+            "slotsOffset " + start + " is not the end of its last segment: remove it with 'shmav rm' and create it again");
     }
 
-    /** A grower's range of the file and its claim. */
-    private static final class Range
+    /** A grower's claim, as it raises its progress. */
+    private static final class Claim
     {
         private final Memory m;
-        private final long start;
-        private final long end;
         private long claim;
 
-        Range(final Memory m, final long claim, final long start, final long end)
+        Claim(final Memory m, final long claim)
         {
             this.m = m;
             this.claim = claim;
-            this.start = start;
-            this.end = end;
         }
 
         /** Marks progress; false when another writer took the claim over. */
@@ -301,17 +310,16 @@ final class SegmentGrowth
             return true;
         }
 
-        /**
-         * Gives the range back if it is still the last one taken and was not published (an entry, once
-         * set, never changes), and the claim if it is still this one's.
-         */
-        void giveBack(final int segment)
+        /** True when the word holds another claim than this one (taken over, or given back). */
+        boolean lost()
         {
-            if (m.getLongVolatile(segmentOffset(segment) + SEGMENT_SLOTS_OFFSET) != start)
-            {
-                m.compareAndSetLong(FILE_TOP_OFFSET, end, start);
-            }
-            release(m, claim);
+            return m.getLongVolatile(GROWTH_CLAIM_OFFSET) != claim;
+        }
+
+        /** Gives the claim back if it is still the word: the next grower then claims without waiting. */
+        void release()
+        {
+            m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, GrowthClaim.released(claim));
         }
     }
 }

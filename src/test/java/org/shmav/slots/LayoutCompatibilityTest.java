@@ -101,7 +101,9 @@ class LayoutCompatibilityTest
      * process stops every writer for an index rebuild and knows one hash area per segment, which 5.0
      * moves without stopping anyone; a 5.0 process grows under a lock and writes the next segment right
      * after the last, where a 6.0 grower may have its range; a 6.0 process neither publishes a 7.0
-     * writer's committed claim nor frees its cancelled one: none reads another's file.
+     * writer's committed claim nor frees its cancelled one, and a 6.0 grower that is taken over takes a
+     * new range and writes its zeros at its range's offsets, where a 7.0 grower may since have published
+     * the segment: none reads another's file.
      */
     @Test
     void shouldRefuseLayout3To6FilesNamingBothVersionsAndWhatToDo() throws IOException

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -30,7 +31,7 @@ import org.shmav.shm.Memory;
 import org.shmav.shm.SegmentFile;
 
 /**
- * Growth under layout 6 ({@link SegmentGrowth}), with its header words set by hand as a stalled, late or
+ * Growth under layout 7 ({@link SegmentGrowth}), with its header words set by hand as a stalled, late or
  * hostile grower would leave them, in real files of /dev/shm. FrozenPeerIT freezes a real grower.
  */
 class SegmentGrowthTest
@@ -60,25 +61,31 @@ class SegmentGrowthTest
         return av;
     }
 
-    /** A live owner (an attacher entry this JVM holds) whose claim stands still: taken over after 200 ms. */
+    /**
+     * A live owner (an attacher entry this JVM holds) whose claim stands still after it appended part of
+     * its segment's zeros: taken over after 200 ms, and the taker finishes that same range (layout 6.0 took
+     * a new range past it, which a file system with room for one segment refused).
+     */
     @Test
-    void shouldTakeOverAClaimThatMakesNoProgressAndGrowPastItsRange() throws IOException
+    void shouldTakeOverAClaimThatMakesNoProgressAndFinishItsRange() throws IOException
     {
         try (AddressVector av = fullAv("stalled"))
         {
             final Region frozen = ToolAccess.openForRepair(dir.resolve("stalled")); // holds its attacher lock
             try
             {
-                final long top = header("stalled", FILE_TOP_OFFSET);
-                final long stalled = GrowthClaim.next(0, 1, frozen.writer().index()); // frozen after taking 8 pages
+                final long end0 = frozen.layout().fileLength();
+                final long end1 = frozen.layout().grown().fileLength();
+                final long stalled = GrowthClaim.next(0, 1, frozen.writer().index()); // frozen after a page of zeros
                 putHeader("stalled", GROWTH_CLAIM_OFFSET, stalled);
-                putHeader("stalled", FILE_TOP_OFFSET, top + 8 * 4096);
+                appendZeros("stalled", 4096); // of segment 1's 3 pages
                 final long start = System.nanoTime();
-                assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null), "grown past the stalled claim");
+                assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null), "grown after taking the stalled claim over");
                 assertTrue(System.nanoTime() - start >= GrowthClaim.STALL_NANOS, "a live owner's claim is given 200 ms");
                 assertEquals(2, (int)header("stalled", SEGMENT_COUNT_OFFSET));
-                assertEquals(top + 8 * 4096, header("stalled", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH),
-                    "segment 1 starts past the stalled grower's range, which nobody writes");
+                assertEquals(end0, header("stalled", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH),
+                    "segment 1 is the stalled grower's range, right after segment 0");
+                assertEquals(end1, Files.size(dir.resolve("stalled")), "the taker appended only what the range lacked");
                 assertEquals(GrowthClaim.ticket(stalled) + 1, GrowthClaim.ticket(header("stalled", GROWTH_CLAIM_OFFSET)),
                     "taken over with the next ticket");
                 assertEquals(5, av.count());
@@ -107,38 +114,42 @@ class SegmentGrowthTest
     }
 
     /**
-     * A grower that took its range and prepared it, then froze before its CAS of the table entry: when it
-     * wakes after another grower published the segment, its CAS fails and it writes nothing more.
+     * A grower of segment 1 that froze anywhere (before a write of zeros, inside its map_addr pass, before
+     * its CAS of the table entry) and wakes after another grower published the segment and a writer
+     * placed an entry in it: everything it still does (append a step of zeros, CAS map_addr entries from
+     * 0, CAS the entry, store hashOffset, CAS segmentCount) leaves that entry as it was. Layout 6.0's
+     * grower wrote its zeros at its range's offsets and its map_addr entries with plain stores, which here
+     * would have erased the entry and its fi_addr.
      */
     @Test
-    void shouldLetALateGrowerPublishNothing() throws IOException
+    void shouldLetALateGrowerHarmNothing() throws IOException
     {
         try (AddressVector av = fullAv("late"))
         {
             final Region late = ToolAccess.openForRepair(dir.resolve("late"));
             try
             {
-                final long top = late.memory().getLongVolatile(FILE_TOP_OFFSET);
-                final AvLayout lateLayout = late.layout().grownAt(top);
-                late.memory().setLongVolatile(FILE_TOP_OFFSET, lateLayout.fileLength()); // its range, taken
-                for (long at = top; at < lateLayout.fileLength(); )
-                {
-                    at = SegmentFile.writeZeros(late.file(), at, lateLayout.fileLength(), "test", "late");
-                }
-                final Memory lateMemory = SegmentFile.map(late.file(), lateLayout.fileLength(), "test", "late");
-
+                final AvLayout lateLayout = late.layout().grown();
+                final Memory lateMemory;
                 assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null), "another process grows the AV");
-                final long published = header("late", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH);
-                assertEquals(lateLayout.fileLength(), published, "after the late grower's range");
+                assertEquals(late.layout().fileLength(), header("late", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH));
+                final long published = Files.size(dir.resolve("late"));
 
+                // It wakes inside its reservation: one step of zeros, written at the end as it is now.
+                final long size = SegmentFile.appendZeros(late.file(), lateLayout.fileLength() + 4096, "test", "late");
+                assertEquals(published + 4096, size, "a late step of zeros lands past the published segment");
+                lateMemory = SegmentFile.map(late.file(), lateLayout.fileLength(), "test", "late");
                 assertNull(SegmentGrowth.publishSegment(late, lateMemory, lateLayout, () -> true), "its CAS fails");
-                assertEquals(published, header("late", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH));
+                assertEquals(late.layout().fileLength(), header("late", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH));
                 assertEquals(2, (int)header("late", SEGMENT_COUNT_OFFSET));
+                assertEquals(4, lateMemory.getLongVolatile(lateLayout.map(4)), "map_addr[4] still holds its fi_addr");
                 final ByteBuffer addr = ByteBuffer.allocate(16);
                 assertEquals(16, av.lookup(4, addr));
                 assertEquals(addresses(4, 1).getLong(0), addr.getLong(0), "the entry in the published segment intact");
                 assertEquals(addresses(4, 1).getLong(8), addr.getLong(8), "the entry in the published segment intact");
                 assertEquals(4, av.reverseLookup(addresses(4, 1)));
+                assertEquals(1, av.insert(addresses(5, 1), 1, null, 0, null), "the AV goes on");
+                assertEquals(6, av.count());
             }
             finally
             {
@@ -147,18 +158,21 @@ class SegmentGrowthTest
         }
     }
 
+    /** fileTop (6.0: the end of the ranges taken) is read by nobody since layout 7.0: a bad value changes nothing. */
     @Test
-    void shouldRefuseToGrowAtAFileTopBelowTheLastSegment() throws IOException
+    void shouldPlaceTheNextSegmentAtTheEndOfTheLastWhateverFileTopHolds() throws IOException
     {
         try (AddressVector av = fullAv("lowtop"))
         {
-            putHeader("lowtop", FILE_TOP_OFFSET, 4096); // inside the header: a grower there would destroy it
-            assertEquals(FiErrno.EIO, failedInsert(av));
-            assertEquals(1, (int)header("lowtop", SEGMENT_COUNT_OFFSET), "nothing published");
+            final long end0 = Files.size(dir.resolve("lowtop"));
+            putHeader("lowtop", FILE_TOP_OFFSET, 4096);
+            assertEquals(1, av.insert(addresses(4, 1), 1, null, 0, null));
+            assertEquals(end0, header("lowtop", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH));
             assertEquals(3, av.reverseLookup(addresses(3, 1)), "the AV intact");
         }
     }
 
+    /** An entry set by another (step 2) that is not the end of the last segment is damage: FI_EIO, nothing published. */
     @Test
     void shouldNotPublishATableEntryOutsideTheFile() throws IOException
     {
@@ -167,6 +181,19 @@ class SegmentGrowthTest
             putHeader("forged", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH, 1L << 30); // aligned, but past the file's end
             assertEquals(FiErrno.EIO, failedInsert(av));
             assertEquals(1, (int)header("forged", SEGMENT_COUNT_OFFSET), "nothing published");
+        }
+    }
+
+    @Test
+    void shouldNotPublishATableEntryPastTheEndOfTheLastSegment() throws IOException
+    {
+        try (AddressVector av = fullAv("gap"))
+        {
+            final long end0 = Files.size(dir.resolve("gap"));
+            appendZeros("gap", 64 * 4096);
+            putHeader("gap", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH, end0 + 4096); // inside the file, one page late
+            assertEquals(FiErrno.EIO, failedInsert(av));
+            assertEquals(1, (int)header("gap", SEGMENT_COUNT_OFFSET), "nothing published");
         }
     }
 
@@ -197,6 +224,14 @@ class SegmentGrowthTest
             final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
             ch.read(b, offset);
             return offset == SEGMENT_COUNT_OFFSET ? b.getInt(0) : b.getLong(0);
+        }
+    }
+
+    private void appendZeros(final String name, final int length) throws IOException
+    {
+        try (FileChannel ch = FileChannel.open(dir.resolve(name), StandardOpenOption.WRITE, StandardOpenOption.APPEND))
+        {
+            ch.write(ByteBuffer.allocate(length));
         }
     }
 

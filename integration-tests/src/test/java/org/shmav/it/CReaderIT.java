@@ -312,7 +312,7 @@ class CReaderIT
                 "layout version 1.1 is not supported: app=7.0 file=1.1 (written by an older shmav"),
             new Corruption("layout 5.0 (an older shmav: grows under a lock, each segment right after the last)",
                 putInt(8, 5 << 16), "layout version 5.0 is not supported: app=7.0 file=5.0 (written by an older shmav"),
-            new Corruption("layout 6.0 (an older shmav: waits on another writer's claim, knows no PUBLISHING or CANCELLED)",
+            new Corruption("layout 6.0 (an older shmav: waits on another writer's claim, knows no PUBLISHING or CANCELLED, takes a new range over a frozen grower's)",
                 putInt(8, 6 << 16), "layout version 6.0 is not supported: app=7.0 file=6.0 (written by an older shmav"),
             new Corruption("major version 8 (a newer shmav)", putInt(8, 8 << 16),
                 "layout version 8.0 is not supported: app=7.0 file=8.0 (written by a newer shmav"),
@@ -376,7 +376,7 @@ class CReaderIT
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
         // Accepted by both: a later minor version of layout 7 (AvLayout.read accepts any 7.x), and a file longer
-        // than its published segments (a growth in progress, or the reservation of a grower that died).
+        // than its published segments (a growth in progress, or the zeros of a grower that died).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         minor.putInt(8, 7 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
@@ -593,37 +593,42 @@ class CReaderIT
     }
 
     /**
-     * Layout 6: a grower that was taken over leaves its range unused between two segments. Both readers
-     * follow the segment table across such a gap (made here by raising fileTop before the AV grows).
+     * A segment table with a gap between two segments (layout 6.0 left one where a grower was taken over;
+     * 7.0 writers place every segment right after the one before, but readers still accept a segment at
+     * or past that end). Both readers follow the table across it: the file is a grown AV with every
+     * segment past the first moved 3 pages up, and their table entries with them.
      */
     @Test
     void shouldReadAnAvWhoseSegmentsHaveAGapBetweenThem() throws Exception
     {
         final AddrFormat format = AddrFormat.SOCKADDR_IN;
-        final Path file = dir.path().resolve("gapped");
+        final int gap = 3 * 4096;
+        final byte[] grown;
         try (Domain d = CReaderChurn.domain(dir.path(), format);
-             AddressVector av = d.openAv(AvAttr.builder().name("gapped").type(AvType.TABLE).count(4).maxCount(1024).build()))
+             AddressVector av = d.openAv(AvAttr.builder().name("ungapped").type(AvType.TABLE).count(4).maxCount(1024).build()))
         {
-            for (long s = 1; s <= 4; s++)
+            for (long s = 1; s <= 40; s++)
             {
                 CReaderChurn.insert(av, format, s);
             }
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
-            {
-                final ByteBuffer top = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                ch.read(top, 200);
-                final long gapped = top.getLong(0) + 3 * 4096;
-                ch.write(top.clear().putLong(0, gapped), 200); // a range of 3 pages taken, never published
-            }
-            for (long s = 5; s <= 40; s++)
-            {
-                CReaderChurn.insert(av, format, s);
-            }
-            final ByteBuffer header = image(Files.readAllBytes(file));
-            assertEquals(header.getLong(64) + 3 * 4096, header.getLong(512 + 16),
-                "segment 1 starts 3 pages past the end of segment 0");
-            assertEquals(40, compareWithJava(av, "gapped"), "a reader of an AV with a gap");
+            grown = Files.readAllBytes(dir.path().resolve("ungapped"));
         }
+        final ByteBuffer header = image(grown);
+        final int end0 = (int)header.getLong(64);
+        final int segments = header.getInt(128);
+        assertTrue(segments >= 3, "grown: " + segments + " segments");
+        final ByteBuffer gapped = ByteBuffer.allocate(grown.length + gap).order(ByteOrder.LITTLE_ENDIAN);
+        gapped.put(grown, 0, end0).position(end0 + gap);
+        gapped.put(grown, end0, grown.length - end0);
+        for (int k = 1; k < segments; k++)
+        {
+            gapped.putLong(512 + 16 * k, gapped.getLong(512 + 16 * k) + gap);
+            gapped.putLong(512 + 16 * k + 8, gapped.getLong(512 + 16 * k + 8) + gap);
+        }
+        Files.write(dir.path().resolve("gapped"), gapped.array());
+        assertEquals(end0 + gap, image(Files.readAllBytes(dir.path().resolve("gapped"))).getLong(512 + 16),
+            "segment 1 starts 3 pages past the end of segment 0");
+        assertEquals(40, compareWithJava(null, "gapped"), "a reader of an AV with a gap");
     }
 
     @SafeVarargs

@@ -13,8 +13,9 @@ import org.shmav.FiErrno;
 
 /**
  * Child JVM of ToolsDuringGrowthIT, run under a file size limit (RLIMIT_FSIZE) that leaves no room for
- * the next segment of the full AV {@code name}: each insert call tries to grow it, writes zeros until
- * the limit stops it, gives its range back and fails with FI_ENOSPC, for {@code seconds}. Prints the
+ * the next segment of the full AV {@code name}: each insert call tries to grow it, appends zeros until
+ * the limit stops it (they stay, the start of the segment for the next grower) and fails with
+ * FI_ENOSPC, for {@code seconds}. Prints the
  * calls made and the errno of the last, and exits 0 when every call failed with FI_ENOSPC, else 3.
  *
  * <pre>

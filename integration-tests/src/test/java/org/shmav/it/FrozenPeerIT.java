@@ -95,8 +95,8 @@ class FrozenPeerIT
                 {
                     Freezer.thaw(grower.pid());
                 }
-                // The grower wakes inside its own range: it must lose its CAS and follow, writing nothing
-                // into the segment published meanwhile (layout 5 would have zeroed it).
+                // The grower wakes inside the segment published meanwhile: it must lose its CAS and follow,
+                // changing nothing in it (layout 5 would have zeroed it; layout 7 appends its zeros past it).
                 awaitLine(grower, "grew " + (k - 1));
                 assertEquals(segments + 1, segments(view), "the woken grower published nothing more");
                 final ByteBuffer addr = ByteBuffer.allocate(16);

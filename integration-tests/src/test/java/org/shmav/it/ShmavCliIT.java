@@ -298,7 +298,7 @@ class ShmavCliIT
             assertTrue(out.contains("00000000 73 68 6d 61 76 2d 61 76                         # magic \"shmav-av\""), out);
             assertTrue(out.contains("# avType 1 = FI_AV_MAP"), out);
             assertTrue(out.contains("# growthClaim: none, ticket 0, progress 0"), out);
-            assertTrue(out.contains("# fileTop 81920 (end of the ranges growers took)"), out);
+            assertTrue(out.contains("# fileTop 81920 (unused since layout 7)"), out);
             assertTrue(out.contains("# state VALID, refs 1, generation 0"), out);
             assertTrue(out.contains("02 00 13 88 7f 00 00 01 00 00 00 00 00 00 00 00 # address fi_sockaddr_in://127.0.0.1:5000"), out);
             assertEquals("", dump.stderr().strip(), "no warnings from Chronicle with the script's flags");

@@ -35,7 +35,7 @@ import org.shmav.shm.AvLayout;
 
 /**
  * {@code shmav ls} and {@code show}, and FI_READ openers, see an AV as its header publishes it while its
- * file is longer (a growth reserving its next segment, or a range a failed growth gave back) or is cut
+ * file is longer (a growth reserving its next segment, or the zeros a failed growth left for the next) or is cut
  * back meanwhile (by a process that is not a shmav grower: since layout 6 growers never shorten it):
  * they map the header, then exactly the published length, never the file by its size. Before, a tool
  * that read the size while a failing grower's reservation stood and mapped after it was cut back said
@@ -204,7 +204,7 @@ class ToolsDuringGrowthIT
             assertEquals(0, grower.waitFor(WAIT), grower.output());
             System.out.println("ToolsDuringGrowthIT: " + grower.output().trim() + "; " + runs + " ls runs meanwhile");
         }
-        // The failed range was given back, not cut: the file never shrinks, and the next grower reuses it.
+        // The failed growths' zeros stay, not cut: the file never shrinks, and the next grower goes on from them.
         final long size = Files.size(file);
         assertTrue(size >= length[0] && size <= limit, "the file is " + size + " bytes: between " + length[0] +
             " (published) and the limit " + limit);
