@@ -44,7 +44,7 @@ class RemovalByIdentityTest
     @AfterEach
     void tearDown()
     {
-        SharedAvFile.betweenRemovals = null;
+        AvRemover.betweenRemovals = null;
         domain.close();
         AvTestSupport.deleteRecursively(dir);
     }
@@ -68,7 +68,7 @@ class RemovalByIdentityTest
         create("av");
         final CountDownLatch paused = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
-        SharedAvFile.betweenRemovals = () ->
+        AvRemover.betweenRemovals = () ->
         {
             paused.countDown();
             await(resume);
@@ -77,7 +77,7 @@ class RemovalByIdentityTest
         final Thread remover = new Thread(() -> removed.set(outcome(() -> SharedAvFile.unlink(dir, "av"))), "remover");
         remover.start();
         assertTrue(paused.await(BOUND_SECONDS, TimeUnit.SECONDS), "the remover never reached its pause");
-        SharedAvFile.betweenRemovals = null;
+        AvRemover.betweenRemovals = null;
 
         // The new creator: it may be kept out while the remover holds the name (FI_EAGAIN), never longer.
         final CountDownLatch createdOrKeptOut = new CountDownLatch(1);
