@@ -43,6 +43,9 @@ public final class AvLockFile
     {
     }
 
+    /** A test's pause in {@link #deleteIfUnused} between opening the lock file and locking it; null but in tests. */
+    static volatile Runnable afterOpenForRemoval;
+
     /** The lock file of the AV file {@code avFile}. */
     public static Path of(final Path avFile)
     {
@@ -162,6 +165,11 @@ public final class AvLockFile
         }
         try
         {
+            final Runnable pause = afterOpenForRemoval;
+            if (pause != null)
+            {
+                pause.run();
+            }
             if (!ch.tryLockAll())
             {
                 return false; // a process (this JVM included) holds a lock in it

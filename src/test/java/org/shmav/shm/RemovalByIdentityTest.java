@@ -150,6 +150,44 @@ class RemovalByIdentityTest
         assertTrue(Files.exists(lock), "not the AV's lock file: left");
     }
 
+    /**
+     * gc's removal of an orphan lock file: between its open and its lock, the file was removed and another
+     * made under the name (a remover of the old AV, then a new creator). Before the fix gc removed the new
+     * one by name, under a lock of the old one.
+     */
+    @Test
+    void shouldLeaveALockFileMadeAnewSinceGcOpenedTheOrphan() throws Exception
+    {
+        create("av");
+        final Path av = dir.resolve("av");
+        final Path lock = AvLockFile.of(av);
+        Files.delete(av); // the AV removed by hand: its lock file is an orphan
+        AvLockFile.afterOpenForRemoval = () ->
+        {
+            try
+            {
+                Files.delete(lock);
+                Files.createFile(lock);
+            }
+            catch (final java.io.IOException e)
+            {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        final FileIdentity newer;
+        try
+        {
+            assertFalse(AvLockFile.deleteIfUnused(lock, av, false), "not the file it opened: left");
+        }
+        finally
+        {
+            AvLockFile.afterOpenForRemoval = null;
+        }
+        newer = FileIdentity.of(lock);
+        assertTrue(newer != null, "the newer lock file is still there");
+        assertTrue(AvLockFile.deleteIfUnused(lock, av, false), "an orphan itself, it goes at the next look");
+    }
+
     private static Object outcome(final java.util.function.BooleanSupplier call)
     {
         try
