@@ -48,6 +48,8 @@ public final class AvFileChannel
     private static final Map<Object, AvFileChannel> OPEN = new HashMap<>();
     /** Descriptors opened while a name changed under us: never closed, see {@link #open}. */
     private static final List<FileChannel> UNKNOWN = new ArrayList<>();
+    /** Why lock files get POSIX locks in this JVM, or null when they get OFD locks. */
+    private static final String OFD_UNAVAILABLE = ofdUnavailable();
     /** The key under which {@link #tryLockAll} records its lock (positions are never negative). */
     private static final long ALL = -1;
 
@@ -79,7 +81,21 @@ public final class AvFileChannel
      */
     public static String lockKind()
     {
-        return OfdLocks.describe();
+        return OFD_UNAVAILABLE == null ? "open-file-description locks (F_OFD_SETLK)"
+            : "POSIX record locks (F_SETLK; a close of the lock file anywhere in this JVM drops them): " +
+                "OFD locks unavailable, " + OFD_UNAVAILABLE;
+    }
+
+    private static String ofdUnavailable()
+    {
+        try
+        {
+            return OfdLocks.UNAVAILABLE;
+        }
+        catch (final LinkageError e)
+        {
+            return "JNA missing from the class path (" + e + ")"; // OfdLocks itself cannot load
+        }
     }
 
     /** The OFD descriptor to lock through: read-write when {@code write}, else any; -1 when none is open. */
@@ -107,7 +123,7 @@ public final class AvFileChannel
      */
     public static AvFileChannel openLockFile(final Path file, final boolean write) throws IOException
     {
-        return open(file, write, OfdLocks.UNAVAILABLE == null);
+        return open(file, write, OFD_UNAVAILABLE == null);
     }
 
     private static AvFileChannel open(final Path file, final boolean write, final boolean ofdLocks) throws IOException

@@ -57,14 +57,6 @@ final class OfdLocks
     {
     }
 
-    /** Which locks lock files get in this JVM, for people: the OFD kind, or the POSIX fallback and why. */
-    static String describe()
-    {
-        return UNAVAILABLE == null ? "open-file-description locks (F_OFD_SETLK)"
-            : "POSIX record locks (F_SETLK; a close of the lock file anywhere in this JVM drops them): " +
-                "OFD locks unavailable, " + UNAVAILABLE;
-    }
-
     private static native int open(byte[] path, int flags) throws LastErrorException;
 
     private static native int fcntl(int fd, int cmd, byte[] flock) throws LastErrorException;
