@@ -2,8 +2,6 @@ package org.shmav.shm;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -50,6 +48,8 @@ public final class AvFileChannel
     private static final Map<Object, AvFileChannel> OPEN = new HashMap<>();
     /** Descriptors opened while a name changed under us: never closed, see {@link #open}. */
     private static final List<FileChannel> UNKNOWN = new ArrayList<>();
+    /** Why lock files get POSIX locks in this JVM, or null when they get OFD locks. */
+    private static final String OFD_UNAVAILABLE = ofdUnavailable();
     /** The key under which {@link #tryLockAll} records its lock (positions are never negative). */
     private static final long ALL = -1;
 
@@ -67,7 +67,7 @@ public final class AvFileChannel
     private volatile FileChannel append;
     private int users;
     /** Locks held, by file position; shared ones counted, since one JVM may hold one only once. */
-    private final Map<Long, Held> locks = new HashMap<>();
+    private final Map<Long, RangeLock> locks = new HashMap<>();
     private final Map<Long, Integer> sharedHolders = new HashMap<>();
 
     private AvFileChannel(final Object key, final Path file, final boolean ofd)
@@ -77,84 +77,26 @@ public final class AvFileChannel
         this.ofd = ofd;
     }
 
-    /** One lock held: a POSIX lock ({@code lock}), or an OFD lock of [position, position + length) through {@code fd}. */
-    private record Held(FileLock lock, int fd, long position, long length)
-    {
-        void release()
-        {
-            if (lock != null)
-            {
-                AvFileChannel.release(lock);
-            }
-            else
-            {
-                OfdLocks.unlock(fd, position, length);
-            }
-        }
-    }
-
     /**
      * Which record locks this JVM takes in lock files, for people ({@code shmav show}, logs): the
      * open-file-description kind, or the POSIX fallback and why.
      */
     public static String lockKind()
     {
-        return OfdLocks.UNAVAILABLE == null ? "open-file-description locks (F_OFD_SETLK)"
+        return OFD_UNAVAILABLE == null ? "open-file-description locks (F_OFD_SETLK)"
             : "POSIX record locks (F_SETLK; a close of the lock file anywhere in this JVM drops them): " +
-                "OFD locks unavailable, " + OfdLocks.UNAVAILABLE;
+                "OFD locks unavailable, " + OFD_UNAVAILABLE;
     }
 
-    /**
-     * Opens a lock file like {@link #open}, with OFD locks where this JVM can take them ({@link #lockKind}).
-     * Every open of the lock file must come through here, so that its locks are of one kind.
-     */
-    public static AvFileChannel openLockFile(final Path file, final boolean write) throws IOException
+    private static String ofdUnavailable()
     {
-        if (OfdLocks.UNAVAILABLE != null)
+        try
         {
-            return open(file, write);
+            return OfdLocks.UNAVAILABLE;
         }
-        synchronized (OPEN)
+        catch (final LinkageError e)
         {
-            for (int attempt = 0; ; attempt++)
-            {
-                final Object key = fileKey(file);
-                AvFileChannel open = OPEN.get(key);
-                if (open != null && (!open.ofd ? open.channel(write) != null : open.ofdDescriptor(write) >= 0))
-                {
-                    open.users++;
-                    return open;
-                }
-                if (open != null && !open.ofd)
-                {
-                    return open(file, write); // opened as a plain file by someone: POSIX it stays
-                }
-                final int fd = OfdLocks.open(file, write);
-                if (!key.equals(fileKey(file)))
-                {
-                    OfdLocks.closeQuietly(fd); // another file now has the name; closing drops no lock of ours
-                    if (attempt < 3)
-                    {
-                        continue;
-                    }
-                    throw new IOException(file + " keeps being replaced while it is opened");
-                }
-                if (open == null)
-                {
-                    open = new AvFileChannel(key, file, true);
-                    OPEN.put(key, open);
-                }
-                if (write)
-                {
-                    open.ofdReadWrite = fd;
-                }
-                else
-                {
-                    open.ofdReadOnly = fd;
-                }
-                open.users++;
-                return open;
-            }
+            return "JNA missing from the class path (" + e + ")"; // OfdLocks itself cannot load
         }
     }
 
@@ -173,26 +115,50 @@ public final class AvFileChannel
      */
     public static AvFileChannel open(final Path file, final boolean write) throws IOException
     {
+        return open(file, write, false);
+    }
+
+    /**
+     * Opens a lock file like {@link #open}, with OFD locks where this JVM can take them ({@link #lockKind}).
+     * Every open of a lock file must come through here, so that its locks are of one kind; such a file
+     * has no channel ({@link #channelFor} is null) when it takes OFD locks.
+     */
+    public static AvFileChannel openLockFile(final Path file, final boolean write) throws IOException
+    {
+        return open(file, write, OFD_UNAVAILABLE == null);
+    }
+
+    private static AvFileChannel open(final Path file, final boolean write, final boolean ofdLocks) throws IOException
+    {
         synchronized (OPEN)
         {
             for (int attempt = 0; ; attempt++)
             {
                 final Object key = fileKey(file);
                 AvFileChannel open = OPEN.get(key);
-                if (open != null && open.channel(write) != null)
+                if (open != null && (open.ofd ? open.ofdDescriptor(write) >= 0 : open.channel(write) != null))
                 {
                     open.file = file;
                     open.users++;
                     return open;
                 }
-                final FileChannel ch = write
+                final boolean ofd = open != null ? open.ofd : ofdLocks; // an open file keeps its kind of lock
+                final FileChannel ch = ofd ? null : write
                     ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)
                     : FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+                final int fd = ofd ? OfdLocks.open(file, write) : -1;
                 if (!key.equals(fileKey(file)))
                 {
-                    // The name now names another file: ch may be a descriptor of a file this JVM holds
-                    // locks on, and closing it would drop them. Keep it open; this is rare.
-                    UNKNOWN.add(ch);
+                    if (ofd)
+                    {
+                        OfdLocks.closeQuietly(fd); // a descriptor of our own: closing it drops no other's lock
+                    }
+                    else
+                    {
+                        // The name now names another file: ch may be a descriptor of a file this JVM holds
+                        // POSIX locks on, and closing it would drop them. Keep it open; this is rare.
+                        UNKNOWN.add(ch);
+                    }
                     if (attempt < 3)
                     {
                         continue;
@@ -201,11 +167,18 @@ public final class AvFileChannel
                 }
                 if (open == null)
                 {
-                    open = new AvFileChannel(key, file, false);
+                    open = new AvFileChannel(key, file, ofd);
                     OPEN.put(key, open);
                 }
                 open.file = file;
-                open.adopt(ch, write);
+                if (ofd)
+                {
+                    open.adoptDescriptor(fd, write);
+                }
+                else
+                {
+                    open.adopt(ch, write);
+                }
                 open.users++;
                 return open;
             }
@@ -239,6 +212,18 @@ public final class AvFileChannel
             throw new IOException("the file system of " + file + " gives no file identity");
         }
         return key;
+    }
+
+    private void adoptDescriptor(final int fd, final boolean write)
+    {
+        if (write)
+        {
+            ofdReadWrite = fd;
+        }
+        else
+        {
+            ofdReadOnly = fd;
+        }
     }
 
     private void adopt(final FileChannel ch, final boolean write)
@@ -293,7 +278,7 @@ public final class AvFileChannel
         {
             return false;
         }
-        final Held lock = attempt(true, position, 1, false);
+        final RangeLock lock = attempt(true, position, 1, false);
         if (lock == null)
         {
             return false;
@@ -312,7 +297,7 @@ public final class AvFileChannel
         {
             return false; // OFD locks of one description merge rather than conflict: the JVM's own come first
         }
-        final Held lock = attempt(true, 0, ofd ? 0 : Long.MAX_VALUE, false);
+        final RangeLock lock = attempt(true, 0, ofd ? 0 : Long.MAX_VALUE, false);
         if (lock == null)
         {
             return false;
@@ -343,7 +328,7 @@ public final class AvFileChannel
         {
             return false; // this JVM holds it exclusively
         }
-        final Held lock = attempt(false, position, 1, true);
+        final RangeLock lock = attempt(false, position, 1, true);
         if (lock == null)
         {
             return false;
@@ -363,7 +348,7 @@ public final class AvFileChannel
             return;
         }
         sharedHolders.remove(position);
-        final Held lock = locks.remove(position);
+        final RangeLock lock = locks.remove(position);
         if (lock != null)
         {
             lock.release();
@@ -386,7 +371,7 @@ public final class AvFileChannel
             final int fd = ofdDescriptor(false);
             return fd >= 0 && OfdLocks.isFree(fd, position, 1, true) ? Probe.FREE : Probe.HELD;
         }
-        final Held lock = attempt(false, position, 1, true);
+        final RangeLock lock = attempt(false, position, 1, true);
         if (lock == null)
         {
             return Probe.HELD;
@@ -410,20 +395,12 @@ public final class AvFileChannel
         }
         synchronized (this)
         {
-            final FileLock lock;
-            try
-            {
-                lock = ch.tryLock(position, length, false);
-            }
-            catch (final IOException | OverlappingFileLockException e)
-            {
-                return Probe.HELD;
-            }
+            final RangeLock lock = RangeLock.take(ch, -1, position, length, false);
             if (lock == null)
             {
                 return Probe.HELD;
             }
-            release(lock);
+            lock.release();
             return Probe.FREE;
         }
     }
@@ -524,39 +501,10 @@ public final class AvFileChannel
     }
 
     /** A lock of [position, position + length) through the read-write descriptor when {@code write}; null when not granted. */
-    private Held attempt(final boolean write, final long position, final long length, final boolean shared)
+    private RangeLock attempt(final boolean write, final long position, final long length, final boolean shared)
     {
-        if (ofd)
-        {
-            final int fd = ofdDescriptor(write);
-            return fd >= 0 && OfdLocks.tryLock(fd, position, length, shared) ? new Held(null, fd, position, length) : null;
-        }
-        final FileChannel ch = channelFor(write);
-        if (ch == null)
-        {
-            return null;
-        }
-        try
-        {
-            final FileLock lock = ch.tryLock(position, length, shared);
-            return lock == null ? null : new Held(lock, -1, position, length);
-        }
-        catch (final IOException | OverlappingFileLockException e)
-        {
-            return null; // an error, or a lock of this JVM on the byte: not free either way
-        }
-    }
-
-    private static void release(final FileLock lock)
-    {
-        try
-        {
-            lock.release();
-        }
-        catch (final IOException ignored)
-        {
-            // the channel is closed: the lock went with it
-        }
+        return ofd ? RangeLock.take(null, ofdDescriptor(write), position, length, shared)
+            : RangeLock.take(channelFor(write), -1, position, length, shared);
     }
 
     /**
@@ -574,7 +522,7 @@ public final class AvFileChannel
             OPEN.remove(key, this);
             synchronized (this)
             {
-                locks.values().forEach(Held::release);
+                locks.values().forEach(RangeLock::release);
                 locks.clear();
                 sharedHolders.clear();
             }

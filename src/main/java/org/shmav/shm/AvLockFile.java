@@ -22,15 +22,17 @@ import org.shmav.FiErrno;
  * needs only read access. On the AV file itself, a user allowed to read the AV could take shared locks
  * on the writers' bytes and stop them, or keep a dead writer looking alive. The lock file grants access
  * only to those who may write the AV (for each of owner, group and others: read and write when the AV
- * grants write, nothing otherwise). And only shmav opens it, so code that opens and closes the AV file
- * in a writer's JVM (which drops every record lock the process holds on that file) leaves the locks
- * alone.
+ * grants write, nothing otherwise). And code that opens and closes the AV file in a writer's JVM (which
+ * drops every POSIX record lock the process holds on that file) leaves the locks alone; the locks
+ * themselves are open-file-description locks where the JVM can take them
+ * ({@link AvFileChannel#openLockFile}), so that even a close of the lock file elsewhere in the JVM
+ * leaves them.
  *
  * <p>The creator of an AV makes the lock file before it publishes the AV and records its identity
  * (inode and device) in the AV's header; a writer opens it only when it is a regular file reached
  * without a link, owned by the AV's owner and group, moded as above and the one the header names, so
- * that every writer locks the same inode ({@link AvLockFileCreator} makes it). Removed after its AV
- * ({@code shmav rm}, {@code gc}). Stateless.
+ * that every writer locks the same inode ({@link AvLockFileCreator} makes it). Removed after its AV,
+ * by identity ({@link AvNameLock}). Stateless.
  */
 public final class AvLockFile
 {
@@ -40,6 +42,9 @@ public final class AvLockFile
     private AvLockFile()
     {
     }
+
+    /** A test's pause in {@link #deleteIfUnused} between opening the lock file and locking it; null but in tests. */
+    static volatile Runnable afterOpenForRemoval;
 
     /** The lock file of the AV file {@code avFile}. */
     public static Path of(final Path avFile)
@@ -160,6 +165,11 @@ public final class AvLockFile
         }
         try
         {
+            final Runnable pause = afterOpenForRemoval;
+            if (pause != null)
+            {
+                pause.run();
+            }
             if (!ch.tryLockAll())
             {
                 return false; // a process (this JVM included) holds a lock in it

@@ -92,6 +92,26 @@ public final class AvNameLock implements AutoCloseable
         }
     }
 
+    /**
+     * Removes {@code file}, a file of AV {@code avFile} (its job file, say), only when its name still leads
+     * to {@code expected}, checked under the name's lock: the whole identity-checked removal in one call.
+     * FI_EAGAIN as {@link #acquire}; I/O errors as FI_EIO.
+     *
+     * @return true when it was removed
+     */
+    public static boolean remove(final Path avFile, final String name, final Path file, final FileIdentity expected,
+        final String call)
+    {
+        try (AvNameLock lock = acquire(avFile, name, call))
+        {
+            return lock.removeIfSame(file, expected);
+        }
+        catch (final IOException e)
+        {
+            throw SharedAvFile.ioFailure(call, name, file, e);
+        }
+    }
+
     /** Whether a lock file was there to lock; false when the name has none. */
     public boolean held()
     {

@@ -327,7 +327,7 @@ public final class SharedAvFile
      * Maps the header page read-only or read-write after checking the file's size is one an AV file can
      * have. Only the header: its published length says how much more to map.
      */
-    private static Memory mapHeader(final AvFileChannel file, final Path path, final String name, final boolean readOnly,
+    static Memory mapHeader(final AvFileChannel file, final Path path, final String name, final boolean readOnly,
         final String call)
     {
         try
@@ -348,92 +348,16 @@ public final class SharedAvFile
         }
     }
 
-    /** A test's pause between the removal of an AV and that of its lock file; null but in tests. */
-    static volatile Runnable betweenRemovals;
-
-    /** {@code Domain.unlinkAv}: removes the file only when it is a valid shmav AV; see {@link #unlink(Path, String, FileIdentity)}. */
+    /** {@code Domain.unlinkAv}: removes the file only when it is a valid shmav AV; see {@link AvRemover#unlink}. */
     public static boolean unlink(final Path dir, final String name)
     {
-        return unlink(dir, name, null);
+        return AvRemover.unlink(dir, name, null);
     }
 
-    /**
-     * Removes AV {@code name} of {@code dir}, when it is a valid shmav AV (and, when {@code expected} is
-     * given, the very file a caller checked), and then its lock file, if it is the one the AV names. Both
-     * are removed by identity under the name's lock ({@link AvNameLock}): a file that a newer AV of the
-     * name uses is never removed, however long this process is delayed. False when there was no such
-     * AV (gone, or replaced since it was checked).
-     */
+    /** {@link AvRemover#unlink}: removes AV {@code name} and its lock file by identity. */
     public static boolean unlink(final Path dir, final String name, final FileIdentity expected)
     {
-        final Path file = path(dir, name, "fi_av_unlink");
-        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
-        {
-            return false;
-        }
-        final AvFileChannel ch;
-        try
-        {
-            ch = openChannel(file, name, false, "fi_av_unlink");
-        }
-        catch (final FabricException e)
-        {
-            if (e.errno() == FiErrno.ENOENT)
-            {
-                return false; // removed since the check by another process (a job's cleanup, shmav rm): gone either way
-            }
-            throw e;
-        }
-        try
-        {
-            // The header decides whether it is a shmav AV; a file cut short of its segments still is one
-            // (the length is not checked: that is how a truncated AV gets removed).
-            final Memory header = mapHeader(ch, file, name, true, "fi_av_unlink");
-            AvLayout.read(header, Long.MAX_VALUE);
-            return removeChecked(file, name, ch, expected, FileIdentity.lockFileOf(header));
-        }
-        catch (final AvLayout.LayoutException e)
-        {
-            throw invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV, so it was left alone: " + e.getMessage());
-        }
-        catch (final IOException e)
-        {
-            throw ioFailure("fi_av_unlink", name, file, e);
-        }
-        finally
-        {
-            ch.close();
-        }
-    }
-
-    /**
-     * Under the name's lock: removes the AV when its name still leads to {@code checked} (and to
-     * {@code expected}, when given), then its lock file when the name leads to {@code lockFile}.
-     */
-    private static boolean removeChecked(final Path file, final String name, final AvFileChannel checked,
-        final FileIdentity expected, final FileIdentity lockFile) throws IOException
-    {
-        try (AvNameLock lock = AvNameLock.acquire(file, name, "fi_av_unlink"))
-        {
-            final FileIdentity now = FileIdentity.of(file);
-            if (now == null || !checked.isNamedBy(file) || expected != null && !expected.equals(now) ||
-                !lock.removeIfSame(file, now))
-            {
-                return false; // removed, or replaced by a newer AV, since it was checked
-            }
-            final Runnable pause = betweenRemovals;
-            if (pause != null)
-            {
-                pause.run();
-            }
-            // After the AV: nobody finds an AV without its lock file. Only the AV's own (a newer AV's
-            // creator cannot have made another while this lock is held).
-            if (lock.held() && lock.lockFile().equals(lockFile))
-            {
-                lock.removeIfSame(AvLockFile.of(file), lockFile);
-            }
-            return true;
-        }
+        return AvRemover.unlink(dir, name, expected);
     }
 
     static FabricException ioFailure(final String call, final String name, final Path file, final IOException e)

@@ -44,7 +44,7 @@ class RemovalByIdentityTest
     @AfterEach
     void tearDown()
     {
-        SharedAvFile.betweenRemovals = null;
+        AvRemover.betweenRemovals = null;
         domain.close();
         AvTestSupport.deleteRecursively(dir);
     }
@@ -68,7 +68,7 @@ class RemovalByIdentityTest
         create("av");
         final CountDownLatch paused = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
-        SharedAvFile.betweenRemovals = () ->
+        AvRemover.betweenRemovals = () ->
         {
             paused.countDown();
             await(resume);
@@ -77,7 +77,7 @@ class RemovalByIdentityTest
         final Thread remover = new Thread(() -> removed.set(outcome(() -> SharedAvFile.unlink(dir, "av"))), "remover");
         remover.start();
         assertTrue(paused.await(BOUND_SECONDS, TimeUnit.SECONDS), "the remover never reached its pause");
-        SharedAvFile.betweenRemovals = null;
+        AvRemover.betweenRemovals = null;
 
         // The new creator: it may be kept out while the remover holds the name (FI_EAGAIN), never longer.
         final CountDownLatch createdOrKeptOut = new CountDownLatch(1);
@@ -148,6 +148,44 @@ class RemovalByIdentityTest
         Files.createFile(lock);
         assertTrue(SharedAvFile.unlink(dir, "av"));
         assertTrue(Files.exists(lock), "not the AV's lock file: left");
+    }
+
+    /**
+     * gc's removal of an orphan lock file: between its open and its lock, the file was removed and another
+     * made under the name (a remover of the old AV, then a new creator). Before the fix gc removed the new
+     * one by name, under a lock of the old one.
+     */
+    @Test
+    void shouldLeaveALockFileMadeAnewSinceGcOpenedTheOrphan() throws Exception
+    {
+        create("av");
+        final Path av = dir.resolve("av");
+        final Path lock = AvLockFile.of(av);
+        Files.delete(av); // the AV removed by hand: its lock file is an orphan
+        AvLockFile.afterOpenForRemoval = () ->
+        {
+            try
+            {
+                Files.delete(lock);
+                Files.createFile(lock);
+            }
+            catch (final java.io.IOException e)
+            {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        final FileIdentity newer;
+        try
+        {
+            assertFalse(AvLockFile.deleteIfUnused(lock, av, false), "not the file it opened: left");
+        }
+        finally
+        {
+            AvLockFile.afterOpenForRemoval = null;
+        }
+        newer = FileIdentity.of(lock);
+        assertTrue(newer != null, "the newer lock file is still there");
+        assertTrue(AvLockFile.deleteIfUnused(lock, av, false), "an orphan itself, it goes at the next look");
     }
 
     private static Object outcome(final java.util.function.BooleanSupplier call)
