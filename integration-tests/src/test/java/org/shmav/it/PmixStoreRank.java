@@ -11,7 +11,8 @@ import org.shmav.store.JobStore;
 import org.shmav.store.PmixStore;
 
 /**
- * A rank for {@link PmixStoreIT}, started by {@code mpirun}: opens {@link PmixStore} and does one of
+ * A rank for {@link PmixStoreIT}, started by {@code mpirun} or {@code srun --mpi=pmix}: opens
+ * {@link PmixStore} and does one of
  * <ul>
  * <li>{@code every}: publishes {@code rank-R@HOST}, exchanges, fetches every rank's value, checks each
  *     and prints {@code rank R of N on HOST sees every rank} with the time each step took;</li>
@@ -43,10 +44,16 @@ public final class PmixStoreRank
             System.out.println("rank ? FAILED: PmixStore.open found no PMIx launcher in the environment");
             return;
         }
-        try (JobStore store = opened.get())
+        run(opened.get(), args[0], host, opening);
+    }
+
+    /** Runs {@code mode} on {@code store} and closes it; {@link Pmi2StoreRank} shares it. */
+    static void run(final JobStore store, final String mode, final String host, final long opening) throws Exception
+    {
+        try (store)
         {
             final int me = store.rank();
-            switch (args[0])
+            switch (mode)
             {
                 case "every":
                     every(store, host, opening);
@@ -67,7 +74,7 @@ public final class PmixStoreRank
                     expect(store, FiErrno.ETIMEDOUT, () -> store.exchange(SHORT));
                     break;
                 default:
-                    throw new IllegalArgumentException(args[0]);
+                    throw new IllegalArgumentException(mode);
             }
         }
         System.out.flush();
