@@ -124,7 +124,8 @@ final class PmixCalls
                 "did not complete within " + timeout.toMillis() + " ms: every rank of the job must publish and " +
                 "exchange in time; a rank that died or never reached the exchange stops the others here");
         }
-        check("PMIx_Fence", status, "");
+        // e.g. Slurm 22.05's PMIx server answers UNPACK-PAST-END to a node's other ranks when one died
+        check("PMIx_Fence", status, "the exchange failed (a rank of the job may have died before it):");
     }
 
     /** {@code rank}'s value under {@code key}; after the fence only the node's copy is read. */

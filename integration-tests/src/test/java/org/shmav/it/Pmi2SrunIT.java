@@ -57,4 +57,22 @@ class Pmi2SrunIT
         assertTrue(out.contains("rank 1 stayed silent"), out);
         assertEquals(-1, out.indexOf("rank 1 got"), out);
     }
+
+    /**
+     * A rank that dies before it publishes (exit 3): srun lets the others run (no --kill-on-bad-exit),
+     * and each gets an error from its exchange within the 20 s deadline, naming the launcher.
+     */
+    @Test
+    void shouldGiveEverySurvivingRankAnErrorWhenARankDiesBeforePublishing() throws Exception
+    {
+        final String out = Pmi2Slurm.srun("pmi2", List.of("n1", "n1", "n2", "n2"), Pmi2StoreRank.class, "die", false);
+        assertTrue(out.contains("rank 3 dies before it publishes"), out);
+        for (int r = 0; r < 3; r++)
+        {
+            final Matcher m = Pattern.compile("rank " + r + " got FI_E\\w+ after (\\d+) ms: .*launcher=Slurm srun " +
+                "\\(PMI-2 over PMI_FD, job \\d+\\.0\\)").matcher(out);
+            assertTrue(m.find(), out);
+            assertTrue(Long.parseLong(m.group(1)) < 23_000, out);
+        }
+    }
 }
