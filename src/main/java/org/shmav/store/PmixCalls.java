@@ -59,16 +59,9 @@ final class PmixCalls
             Runtime.getRuntime().addShutdownHook(calls.finalizeAtExit);
             return calls;
         }
-        catch (final RuntimeException | LinkageError e)
+        catch (final RuntimeException e)
         {
             thread.shutdownNow();
-            if (e instanceof LinkageError)
-            {
-                // JNA's own native part (libjnidispatch, unpacked to jna.tmpdir) did not load
-                throw new FabricException("PMIx_Init", FiErrno.ENOSYS, "launcher=" + launcher + ": JNA could not " +
-                    "load its native part (" + e + "); if /tmp is mounted noexec, set -Djna.tmpdir to a directory " +
-                    "that allows executables", e);
-            }
             throw e;
         }
     }
