@@ -21,7 +21,8 @@ import org.shmav.store.PmixStore;
  * <li>{@code silent}: the last rank neither publishes nor exchanges (it sleeps past the others'
  *     deadline); the others exchange with a 5 s timeout and print the error and how long it took;</li>
  * <li>{@code die}: the last rank exits with status 3 right after opening the store; the others
- *     exchange with a 20 s timeout, fetch every rank's value, and print whatever error they get.</li>
+ *     exchange with a 20 s timeout, fetch every rank's value, and print whatever error they get;</li>
+ * <li>{@code cost}: times fetches and exchanges after a warm-up (for {@code docs/launcher-stores.md}).</li>
  * </ul>
  * Every line starts with {@code rank R}; a line with {@code FAILED} is a failure the IT reports.
  */
@@ -92,6 +93,9 @@ public final class PmixStoreRank
                         }
                     });
                     break;
+                case "cost":
+                    cost(store);
+                    break;
                 default:
                     throw new IllegalArgumentException(mode);
             }
@@ -122,6 +126,35 @@ public final class PmixStoreRank
         System.out.println(String.format("rank %d of %d on %s sees every rank:%s (%s) open=%.1fms put=%.3fms fence=%.1fms get=%.3fms",
             me, store.size(), host, seen, store.describe(), opening / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6,
             (t3 - t2) / 1e6 / store.size()));
+    }
+
+    /** Mean time of a fetch and of an exchange through the store, after a warm-up (for docs/launcher-stores.md). */
+    private static void cost(final JobStore store)
+    {
+        final int me = store.rank();
+        store.publish("addr", "rank-" + me);
+        store.exchange(TIMEOUT);
+        final int peer = (me + 1) % store.size();
+        final int fetches = 2_000;
+        for (int i = 0; i < fetches; i++)
+        {
+            store.fetch(peer, "addr", TIMEOUT);
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < fetches; i++)
+        {
+            store.fetch(peer, "addr", TIMEOUT);
+        }
+        final long fetch = (System.nanoTime() - t0) / fetches;
+        final int exchanges = 20;
+        t0 = System.nanoTime();
+        for (int i = 0; i < exchanges; i++)
+        {
+            store.exchange(TIMEOUT);
+        }
+        final long exchange = (System.nanoTime() - t0) / exchanges;
+        System.out.println(String.format("rank %d cost (%s): fetch %.1f us, exchange %.1f us", me, store.describe(),
+            fetch / 1e3, exchange / 1e3));
     }
 
     /** Runs {@code call}, which must fail with {@code errno} (0: with any errno), and prints how it failed. */
