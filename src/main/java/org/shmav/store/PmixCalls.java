@@ -59,16 +59,9 @@ final class PmixCalls
             Runtime.getRuntime().addShutdownHook(calls.finalizeAtExit);
             return calls;
         }
-        catch (final RuntimeException | LinkageError e)
+        catch (final RuntimeException e)
         {
             thread.shutdownNow();
-            if (e instanceof LinkageError)
-            {
-                // JNA's own native part (libjnidispatch, unpacked to jna.tmpdir) did not load
-                throw new FabricException("PMIx_Init", FiErrno.ENOSYS, "launcher=" + launcher + ": JNA could not " +
-                    "load its native part (" + e + "); if /tmp is mounted noexec, set -Djna.tmpdir to a directory " +
-                    "that allows executables", e);
-            }
             throw e;
         }
     }
@@ -124,7 +117,8 @@ final class PmixCalls
                 "did not complete within " + timeout.toMillis() + " ms: every rank of the job must publish and " +
                 "exchange in time; a rank that died or never reached the exchange stops the others here");
         }
-        check("PMIx_Fence", status, "");
+        // e.g. Slurm 22.05's PMIx server answers UNPACK-PAST-END to a node's other ranks when one died
+        check("PMIx_Fence", status, "the exchange failed (a rank of the job may have died before it):");
     }
 
     /** {@code rank}'s value under {@code key}; after the fence only the node's copy is read. */

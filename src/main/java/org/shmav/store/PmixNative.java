@@ -102,10 +102,21 @@ final class PmixNative
     /**
      * Loads the library, or says which package to install.
      *
-     * @throws FabricException FI_ENOSYS when {@code libpmix.so.2} cannot be loaded
+     * @throws FabricException FI_ENOSYS when JNA's native part or {@code libpmix.so.2} cannot be loaded
      */
     static PmixNative load(final String launcher)
     {
+        try
+        {
+            // JNA's own native part first, so that its failure is not taken for a missing libpmix
+            Class.forName("com.sun.jna.Native", true, PmixNative.class.getClassLoader());
+        }
+        catch (final ClassNotFoundException | LinkageError e)
+        {
+            throw new FabricException("PMIx_Init", FiErrno.ENOSYS, "launcher=" + launcher + ": JNA could not load its " +
+                "native part (" + e + "); if the temporary directory is mounted noexec, set -Djna.tmpdir to one that " +
+                "allows executables", e);
+        }
         try
         {
             // RTLD_GLOBAL: libpmix dlopens its own plugins, which resolve symbols against it

@@ -68,7 +68,15 @@ public final class PmixStore implements JobStore
         final String launcher = launcherName(env) + " (PMIx namespace " + nspace + ")";
         requireJna(launcher);
         final PmixCalls calls = PmixCalls.init(launcher, INIT_TIMEOUT);
-        return Optional.of(new PmixStore(calls, launcher, calls.rank(), calls.jobSize()));
+        try
+        {
+            return Optional.of(new PmixStore(calls, launcher, calls.rank(), calls.jobSize()));
+        }
+        catch (final RuntimeException e)
+        {
+            calls.finalizeClient(LOCAL_TIMEOUT);
+            throw e;
+        }
     }
 
     /** Which launcher set PMIx up, from the variables each one adds. */

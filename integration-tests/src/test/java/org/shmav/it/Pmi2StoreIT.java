@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.shmav.store.Pmi2Store;
@@ -45,8 +46,9 @@ class Pmi2StoreIT
                 {
                     final ChildJvm task = tasks.get(r);
                     assertEquals(0, task.waitFor(Duration.ofSeconds(60)), task.stdout() + task.stderr());
-                    assertTrue(task.stdout().contains("rank " + r + " of 3 sees every rank: rank-0 rank-1 rank-2 " +
-                        "(Slurm srun (PMI-2 over PMI_FD, job 77.0))"), task.stdout() + task.stderr());
+                    assertTrue(Pattern.compile("rank " + r + " of 3 on \\S+ sees every rank: rank-0@\\S+ rank-1@\\S+ " +
+                        "rank-2@\\S+ \\(Slurm srun \\(PMI-2 over PMI_FD, job 77\\.0\\)\\)").matcher(task.stdout()).find(),
+                        task.stdout() + task.stderr());
                 }
             }
             finally

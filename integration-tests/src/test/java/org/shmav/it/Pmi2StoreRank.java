@@ -1,43 +1,34 @@
 package org.shmav.it;
 
-import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Optional;
 
 import org.shmav.store.JobStore;
 import org.shmav.store.Pmi2Store;
 
 /**
- * A rank for {@link Pmi2StoreIT}: a task of a (test) Slurm step, its PMI-2 socket inherited as
- * {@code PMI_FD}. Publishes {@code rank-R}, exchanges, fetches every rank's value and prints
- * {@code rank R of N sees every rank: ...}, or a line with {@code FAILED}.
+ * A rank for {@link Pmi2StoreIT}: a task of a Slurm step ({@code srun --mpi=pmi2}, or the test's own
+ * PMI-2 server), its PMI-2 socket inherited as {@code PMI_FD}. Opens {@link Pmi2Store} and runs the
+ * modes of {@link PmixStoreRank} ({@code every}, {@code missing}, {@code silent}) on it.
  */
 public final class Pmi2StoreRank
 {
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
-
     private Pmi2StoreRank()
     {
     }
 
-    public static void main(final String[] args)
+    public static void main(final String[] args) throws Exception
     {
+        final String host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        final long t0 = System.nanoTime();
         final Optional<JobStore> opened = Pmi2Store.open(System.getenv());
+        final long opening = System.nanoTime() - t0;
         if (opened.isEmpty())
         {
             System.out.println("rank ? FAILED: Pmi2Store.open found no PMI-2 launcher in the environment");
             return;
         }
-        try (JobStore store = opened.get())
-        {
-            store.publish("addr", "rank-" + store.rank());
-            store.exchange(TIMEOUT);
-            final StringBuilder seen = new StringBuilder();
-            for (int r = 0; r < store.size(); r++)
-            {
-                seen.append(' ').append(store.fetch(r, "addr", TIMEOUT));
-            }
-            System.out.println("rank " + store.rank() + " of " + store.size() + " sees every rank:" + seen + " (" +
-                store.describe() + ")");
-        }
+        PmixStoreRank.run(opened.get(), args.length > 0 ? args[0] : "every", host, opening);
     }
 }

@@ -2,6 +2,7 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -98,6 +99,19 @@ class PmixStoreIT
         assertTrue(out.contains("rank 3 stayed silent"), out);
     }
 
+    /**
+     * A rank that dies before it publishes: Open MPI's policy is to end the whole job (the others never
+     * reach their 20 s deadline); mpirun exits with an error well within it, and nothing hangs.
+     */
+    @Test
+    void shouldHaveMpirunEndTheJobWhenARankDiesBeforePublishing() throws Exception
+    {
+        final long t0 = System.nanoTime();
+        final String out = mpirun("n1:2,n2:2", "die", false);
+        assertTrue(out.contains("rank 3 dies before it publishes"), out);
+        assertTrue((System.nanoTime() - t0) / 1_000_000 < 20_000, "ended before the others' deadline\n" + out);
+    }
+
     /** Without JNA on the classpath: FI_ENOSYS naming the jar, and nothing else of shmav needs it. */
     @Test
     void shouldNameTheJarWhenJnaIsMissing() throws Exception
@@ -127,6 +141,12 @@ class PmixStoreIT
     /** {@code mpirun --host HOSTS -np 4} of {@link PmixStoreRank} through fakessh; its output, checked for FAILED. */
     private static String mpirun(final String hosts, final String mode) throws Exception
     {
+        return mpirun(hosts, mode, true);
+    }
+
+    /** As {@link #mpirun(String, String)}; with {@code succeed} false, mpirun must fail (exit status not 0). */
+    private static String mpirun(final String hosts, final String mode, final boolean succeed) throws Exception
+    {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root: fakessh makes simulated nodes " +
             "with unshare and mount; running as " + System.getProperty("user.name"));
         final List<String> command = new ArrayList<>(List.of(MpiLaunchersIT.Launcher.OPEN_MPI.binary().toString(),
@@ -140,7 +160,14 @@ class PmixStoreIT
         {
             final int status = run.waitFor(Duration.ofSeconds(120));
             final String out = run.stdout();
-            assertEquals(0, status, () -> out + run.stderr());
+            if (succeed)
+            {
+                assertEquals(0, status, () -> out + run.stderr());
+            }
+            else
+            {
+                assertNotEquals(0, status, () -> out + run.stderr());
+            }
             assertFalse(out.contains("FAILED"), out);
             return out;
         }

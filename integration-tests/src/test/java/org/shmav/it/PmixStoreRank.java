@@ -11,14 +11,18 @@ import org.shmav.store.JobStore;
 import org.shmav.store.PmixStore;
 
 /**
- * A rank for {@link PmixStoreIT}, started by {@code mpirun}: opens {@link PmixStore} and does one of
+ * A rank for {@link PmixStoreIT}, started by {@code mpirun} or {@code srun --mpi=pmix}: opens
+ * {@link PmixStore} and does one of
  * <ul>
  * <li>{@code every}: publishes {@code rank-R@HOST}, exchanges, fetches every rank's value, checks each
  *     and prints {@code rank R of N on HOST sees every rank} with the time each step took;</li>
  * <li>{@code missing}: exchanges, then fetches a key that no rank published from the next rank and
  *     prints the error;</li>
  * <li>{@code silent}: the last rank neither publishes nor exchanges (it sleeps past the others'
- *     deadline); the others exchange with a 5 s timeout and print the error and how long it took.</li>
+ *     deadline); the others exchange with a 5 s timeout and print the error and how long it took;</li>
+ * <li>{@code die}: the last rank exits with status 3 right after opening the store; the others
+ *     exchange with a 20 s timeout, fetch every rank's value, and print whatever error they get;</li>
+ * <li>{@code cost}: times fetches and exchanges after a warm-up (for {@code docs/launcher-stores.md}).</li>
  * </ul>
  * Every line starts with {@code rank R}; a line with {@code FAILED} is a failure the IT reports.
  */
@@ -43,10 +47,16 @@ public final class PmixStoreRank
             System.out.println("rank ? FAILED: PmixStore.open found no PMIx launcher in the environment");
             return;
         }
-        try (JobStore store = opened.get())
+        run(opened.get(), args[0], host, opening);
+    }
+
+    /** Runs {@code mode} on {@code store} and closes it; {@link Pmi2StoreRank} shares it. */
+    static void run(final JobStore store, final String mode, final String host, final long opening) throws Exception
+    {
+        try (store)
         {
             final int me = store.rank();
-            switch (args[0])
+            switch (mode)
             {
                 case "every":
                     every(store, host, opening);
@@ -66,8 +76,28 @@ public final class PmixStoreRank
                     store.publish("addr", "rank-" + me);
                     expect(store, FiErrno.ETIMEDOUT, () -> store.exchange(SHORT));
                     break;
+                case "die":
+                    if (me == store.size() - 1)
+                    {
+                        System.out.println("rank " + me + " dies before it publishes");
+                        System.out.flush();
+                        Runtime.getRuntime().halt(3);
+                    }
+                    store.publish("addr", "rank-" + me);
+                    expect(store, 0, () -> {
+                        // a PMIx server may end the fence without the dead rank: then its value is missing
+                        store.exchange(SHORT.multipliedBy(4));
+                        for (int r = 0; r < store.size(); r++)
+                        {
+                            store.fetch(r, "addr", SHORT);
+                        }
+                    });
+                    break;
+                case "cost":
+                    cost(store);
+                    break;
                 default:
-                    throw new IllegalArgumentException(args[0]);
+                    throw new IllegalArgumentException(mode);
             }
         }
         System.out.flush();
@@ -98,17 +128,49 @@ public final class PmixStoreRank
             (t3 - t2) / 1e6 / store.size()));
     }
 
+    /** Mean time of a fetch and of an exchange through the store, after a warm-up (for docs/launcher-stores.md). */
+    private static void cost(final JobStore store)
+    {
+        final int me = store.rank();
+        store.publish("addr", "rank-" + me);
+        store.exchange(TIMEOUT);
+        final int peer = (me + 1) % store.size();
+        final int fetches = 2_000;
+        for (int i = 0; i < fetches; i++)
+        {
+            store.fetch(peer, "addr", TIMEOUT);
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < fetches; i++)
+        {
+            store.fetch(peer, "addr", TIMEOUT);
+        }
+        final long fetch = (System.nanoTime() - t0) / fetches;
+        final int exchanges = 20;
+        t0 = System.nanoTime();
+        for (int i = 0; i < exchanges; i++)
+        {
+            store.exchange(TIMEOUT);
+        }
+        final long exchange = (System.nanoTime() - t0) / exchanges;
+        System.out.println(String.format("rank %d cost (%s): fetch %.1f us, exchange %.1f us", me, store.describe(),
+            fetch / 1e3, exchange / 1e3));
+    }
+
+    /** Runs {@code call}, which must fail with {@code errno} (0: with any errno), and prints how it failed. */
     private static void expect(final JobStore store, final int errno, final Runnable call)
     {
         final long t0 = System.nanoTime();
         try
         {
             call.run();
-            System.out.println("rank " + store.rank() + " FAILED: no error, expected " + FiErrno.name(errno));
+            System.out.println("rank " + store.rank() + " FAILED: no error, expected " +
+                (errno == 0 ? "one" : FiErrno.name(errno)));
         }
         catch (final FabricException e)
         {
-            final String verdict = e.errno() == errno ? "got" : "FAILED: expected " + FiErrno.name(errno) + ", got";
+            final String verdict = errno == 0 || e.errno() == errno ? "got" : "FAILED: expected " + FiErrno.name(errno) +
+                ", got";
             System.out.println(String.format("rank %d %s %s after %d ms: %s", store.rank(), verdict, FiErrno.name(e.errno()),
                 (System.nanoTime() - t0) / 1_000_000, e.getMessage()));
         }
