@@ -42,7 +42,8 @@ import org.shmav.shm.SlotDescriptor;
  * a committed slot (this writer, a helper, a recoverer) changes no count. Nothing here waits on
  * another process: an uncommitted claim of the same key is cancelled after a grace of 1 ms. The one
  * exception is insertAt of a slot another live writer holds CLAIMED (bounded by the call's deadline).
- * Thread-safe for distinct writers; one {@link Writer} is used by one thread at a time.
+ * The commit, publish and give-back of the claim are {@link ClaimCommit}'s. Thread-safe for distinct
+ * writers; one {@link Writer} is used by one thread at a time.
  */
 final class SlotInserter
 {
@@ -57,8 +58,7 @@ final class SlotInserter
     private static final int MAX_MIGRATIONS = 3;
     /** Placings after which an insert whose indexState keeps changing starts watching the call's deadline. */
     private static final int ROUNDS_BEFORE_DEADLINE = 64;
-    /** {@link #publish}: another inserter of the key cancelled the claim before its commit; it is given back. */
-    static final long CANCELLED_CLAIM = -3_000_001L;
+    static final long CANCELLED_CLAIM = ClaimCommit.CANCELLED_CLAIM;
 
     private final Memory m;
     private final AvLayout layout;
@@ -70,9 +70,11 @@ final class SlotInserter
     private final Recovery recovery;
     private final IndexMigration migration;
     private final KeyPlacer placer;
+    private final ClaimCommit claims;
 
     SlotInserter(final Memory m, final AvLayout layout, final SlotReader reader, final DedupIndex index,
-        final FreeSlots free, final SlotRemover remover, final Recovery recovery, final IndexMigration migration)
+        final FreeSlots free, final SlotRemover remover, final Recovery recovery, final IndexMigration migration,
+        final ClaimCommit claims)
     {
         this.m = m;
         this.layout = layout;
@@ -84,6 +86,7 @@ final class SlotInserter
         this.recovery = recovery;
         this.migration = migration;
         this.placer = new KeyPlacer(m, layout, reader, index, recovery);
+        this.claims = claims;
     }
 
     /**
@@ -318,12 +321,12 @@ final class SlotInserter
         w.seenState = state;
         if (!dedup.inView(state))
         {
-            giveBackClaim(w);
+            claims.giveBack(w);
             return dedup.outOfView(state);
         }
         if (dedup.probe(state, src, off, len, authKey, hash) >= 0)
         {
-            giveBackClaim(w);
+            claims.giveBack(w);
             return -FiErrno.EALREADY;
         }
         final long result = fillIndexPublish(w, index, src, off, len, authKey, userId, hash, mapBase);
@@ -395,12 +398,12 @@ final class SlotInserter
         {
             if (round >= ROUNDS_BEFORE_DEADLINE && Waits.passed(Waits.deadline(w)))
             {
-                giveBackClaim(w);
+                claims.giveBack(w);
                 return -FiErrno.EAGAIN; // other writers kept moving the index all along: try again
             }
             if (!dedup.inView(state))
             {
-                giveBackClaim(w);
+                claims.giveBack(w);
                 return dedup.outOfView(state);
             }
             long r = placer.place(w, dedup.activeBase(state), dedup.activeMask(state), stamp(state), src, off, len,
@@ -414,7 +417,7 @@ final class SlotInserter
             {
                 if (dedup.indexState() == state)
                 {
-                    return publish(w, index, mapBase);
+                    return claims.publish(w, index, mapBase);
                 }
                 continue; // the index moved while we placed: place under the new state too
             }
@@ -422,7 +425,7 @@ final class SlotInserter
             {
                 if (dedup.indexState() == state)
                 {
-                    giveBackClaim(w);
+                    claims.giveBack(w);
                     return -FiErrno.EIO; // a bucket stamped newer than the state itself: damaged (shm-layout.md, Limits)
                 }
                 continue;
@@ -433,92 +436,12 @@ final class SlotInserter
                 {
                     continue;
                 }
-                giveBackClaim(w);
+                claims.giveBack(w);
                 // Every bucket holds a live entry (cannot happen with 2 buckets per slot), or this view is stale.
                 return dedup.stale() ? SlotTable.STALE_VIEW : -FiErrno.ENOSPC;
             }
-            giveBackClaim(w);
+            claims.giveBack(w);
             return r; // the key is in the AV at another slot (reference taken), or -errno
         }
-    }
-
-    /**
-     * Commits and publishes writer {@code w}'s claim of slot {@code index}, filled and indexed. The
-     * slot; -EAGAIN when the claim was taken over (a recoverer judged this writer dead); CANCELLED_CLAIM
-     * when another inserter of the key cancelled it first (the claim is given back: start over).
-     * Package-private for jcstress.
-     */
-    long publish(final Writer w, final long index, final long mapBase)
-    {
-        if (state(w.claimWord) == CLAIMED) // else committed already (jcstress and tests commit apart)
-        {
-            final long committed = commit(w, index, mapBase);
-            if (committed < 0)
-            {
-                return committed;
-            }
-        }
-        return complete(w, index);
-    }
-
-    /**
-     * map_addr, journal OP_PUBLISH, then the CAS from the claim word to PUBLISHING(a,g), then the journal
-     * counts it: from here the entry is real, whoever publishes it. {@code index}, -EAGAIN or
-     * CANCELLED_CLAIM as {@link #publish}.
-     */
-    long commit(final Writer w, final long index, final long mapBase)
-    {
-        final int slot = layout.slot(index);
-        m.setLongRelease(layout.map(index), mapBase + index); // before the commit: a helper publishes without writing it
-        final long delta = w.delta();
-        w.journal(journal(delta, OP_PUBLISH, index));
-        final long claimed = w.claimWord;
-        final long committed = word(PUBLISHING, w.index, generation(claimed));
-        // CAS from the exact word our claim wrote: if anyone moved the slot on, we own nothing.
-        if (!m.compareAndSetLong(slot + STATE_OFFSET, claimed, committed))
-        {
-            w.journal(journal(delta, OP_NONE, 0));
-            final long cancelled = word(CANCELLED, w.index, generation(claimed));
-            if (m.getLongVolatile(slot + STATE_OFFSET) == cancelled)
-            {
-                w.claimWord = cancelled;
-                giveBackClaim(w); // still ours to free: map_addr, our entries, then FREE(g+1)
-                return CANCELLED_CLAIM;
-            }
-            w.released();
-            return -FiErrno.EAGAIN;
-        }
-        w.journal(journal(delta + 1, OP_NONE, 0));
-        w.claimWord = committed;
-        return index;
-    }
-
-    /**
-     * CAS PUBLISHING(a,g) -> VALID(1,g). A failure means an inserter of the same key published it first,
-     * with our reference and its own (or a recoverer that judged us dead did, with ours): the entry is
-     * valid and counted once, by our commit. {@code index}.
-     */
-    private long complete(final Writer w, final long index)
-    {
-        final long committed = w.claimWord;
-        m.compareAndSetLong(layout.slot(index) + STATE_OFFSET, committed, word(VALID, 1, generation(committed)));
-        w.released();
-        ChangeCounters.published(m, w.entry); // this writer's own line: no insert writes a line others write
-        return index;
-    }
-
-    /**
-     * Undoes this writer's claim (a duplicate, a full index, EALREADY, a cancel), from the word its CAS
-     * wrote, or from that claim CANCELLED by another inserter meanwhile (still ours to free).
-     */
-    private void giveBackClaim(final Writer w)
-    {
-        final long claimed = w.claimWord;
-        remover.undoClaim(w.claimedSlot, claimed);
-        if (state(claimed) == CLAIMED)
-        {
-            remover.undoClaim(w.claimedSlot, word(CANCELLED, w.index, generation(claimed))); // no-op unless cancelled
-        }
-        w.released();
     }
 }

@@ -55,6 +55,7 @@ public final class SlotTable
     private final SlotReader reader;
     private final DedupIndex index;
     private final SlotRemover remover;
+    private final ClaimCommit claims;
     private final Recovery recovery;
     private final IndexMigration migration;
     private final SlotInserter inserter;
@@ -73,7 +74,8 @@ public final class SlotTable
         this.remover = new SlotRemover(m, layout, index, free);
         this.recovery = new Recovery(m, layout, remover, free, liveness);
         this.migration = new IndexMigration(m, layout, index, recovery);
-        this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, migration);
+        this.claims = new ClaimCommit(m, layout, remover);
+        this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, migration, claims);
         this.attachers = new Attachers(m, layout, recovery, liveness);
         this.view = new SlotView(this, m.buffer(), layout);
     }
@@ -417,7 +419,7 @@ public final class SlotTable
      */
     long publishClaim(final Writer w, final long mapBase)
     {
-        return inserter.publish(w, w.claimedSlot, mapBase);
+        return claims.publish(w, w.claimedSlot, mapBase);
     }
 
     /**
@@ -426,7 +428,7 @@ public final class SlotTable
      */
     long commitClaim(final Writer w, final long mapBase)
     {
-        return inserter.commit(w, w.claimedSlot, mapBase);
+        return claims.commit(w, w.claimedSlot, mapBase);
     }
 
     /** The hash of an address and its auth-key handle (shm-layout.md, HASH). */

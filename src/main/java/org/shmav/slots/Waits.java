@@ -5,7 +5,10 @@ import java.util.concurrent.TimeUnit;
 /** The bounded waits of the slot protocol: every wait on another writer ends at a deadline. */
 final class Waits
 {
-    /** How long a writer waits for another live writer (a claim of the same address). */
+    /**
+     * How long one API call waits on other live writers in all: an insertAt of a slot another writer
+     * holds uncommitted, another process's growth claim that makes progress.
+     */
     static final long CLAIM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** A deadline not started yet: the clock is read only once a wait may begin (a read costs ~20 ns). */
     static final long NO_DEADLINE = 0;
