@@ -90,6 +90,43 @@ public final class NodeJob implements AutoCloseable
         }
     }
 
+    /**
+     * Opens the node's AV that a job prologue filled before the ranks started (rank r at entry r), read-only:
+     * no job file, no store, nothing inserted.
+     *
+     * @throws FabricException FI_ENOENT when the AV does not exist, FI_EINVAL when it holds fewer than
+     *                         size entries
+     */
+    public static NodeJob openPrefilled(final RankEnvironment job)
+    {
+        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
+            .shmDirectory(job.directory()).build());
+        try
+        {
+            if (job.avName() == null || !JobFiles.avExists(domain, job.avName()))
+            {
+                throw new FabricException("shmav_rank_open", FiErrno.ENOENT, "rank " + job.rank() + ": the pre-filled AV '" +
+                    job.avName() + "' does not exist in " + job.directory() + ": fill it before the ranks start and " +
+                    "give them its name in " + org.shmav.Rank.AV_ENV);
+            }
+            final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.UNSPEC).name(job.avName())
+                .flags(Fi.READ).build());
+            if (av.attr().count() < job.size())
+            {
+                av.close();
+                throw new FabricException("shmav_rank_open", FiErrno.EINVAL, "the pre-filled AV '" + job.avName() +
+                    "' holds " + av.attr().count() + " entries, fewer than size=" + job.size());
+            }
+            PrefilledAv.jobStarted(job.directory(), job.avName());
+            return new NodeJob(job, domain, av, null);
+        }
+        catch (final RuntimeException e)
+        {
+            domain.close();
+            throw e;
+        }
+    }
+
     /** {@return the node's AV} */
     public AddressVector av()
     {
