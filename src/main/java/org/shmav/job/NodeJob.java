@@ -80,7 +80,7 @@ public final class NodeJob implements AutoCloseable
                     return new NodeJob(job, domain, JobFiles.attachToLaunchersAv(domain, job, type), null);
                 default:
                     return job.localRank() == 0 ? create(domain, job, type, entries)
-                        : attach(domain, job, type, readOnly, attachTimeout);
+                        : attach(domain, job, readOnly, attachTimeout);
             }
         }
         catch (final RuntimeException e)
@@ -195,7 +195,7 @@ public final class NodeJob implements AutoCloseable
     }
 
     /** Another local rank: waits (bounded) for its job's AV, refuses another job's, then attaches. */
-    private static NodeJob attach(final Domain domain, final RankEnvironment job, final AvType type,
+    private static NodeJob attach(final Domain domain, final RankEnvironment job,
         final boolean readOnly, final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
