@@ -91,7 +91,7 @@ public final class JobReaper
         final Path directory = Path.of(args[0]);
         final String avName = args[1];
         removeWhenOver(JobFile.path(directory, avName), Long.parseLong(args[2]), Long.parseLong(args[3]),
-            SETTLE_MILLIS, () ->
+            SETTLE_MILLIS, GIVE_UP_MILLIS, () ->
         {
             try
             {
@@ -115,11 +115,11 @@ public final class JobReaper
      *
      * @return true when it removed them; false when the file is gone or belongs to another job (the job's
      *         last process removed it, and perhaps another job took the name since), or when another process
-     *         kept a lock on a participant's byte for {@value #GIVE_UP_MILLIS} ms after the job ended (the
+     *         kept a lock on a participant's byte for {@code giveUpMillis} after the job ended (the
      *         files are then left to {@code shmav gc})
      */
     static boolean removeWhenOver(final Path file, final long creatorPid, final long createdMillis,
-        final long settleMillis, final Runnable removeAv) throws IOException, InterruptedException
+        final long settleMillis, final long giveUpMillis, final Runnable removeAv) throws IOException, InterruptedException
     {
         final Object opened = JobFile.fileKey(file);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
@@ -143,7 +143,7 @@ public final class JobReaper
                     // A participant joined, or someone is probing: wait again; but a shared lock held on
                     // and on past every participant's (a frozen or foreign process) makes it give up and
                     // leave the files to gc.
-                    if (++refused * settleMillis > GIVE_UP_MILLIS)
+                    if (++refused * settleMillis > giveUpMillis)
                     {
                         return false;
                     }
