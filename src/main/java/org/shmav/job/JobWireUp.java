@@ -27,6 +27,8 @@ public final class JobWireUp
 {
     /** The store key under which each rank publishes its address (hex of its FI_SOCKADDR_IN bytes). */
     public static final String ADDRESS_KEY = "shmav-addr";
+    /** System property: when set, local rank 0 prints the wire-up's phases (exchange, fetches, inserts) to stderr. */
+    public static final String TIMINGS_PROPERTY = "shmav.wireup.timings";
 
     private final RankEnvironment job;
     private final JobStore store;
@@ -71,6 +73,7 @@ public final class JobWireUp
         final long deadline = System.nanoTime() + timeout.toNanos();
         try
         {
+            final long start = System.nanoTime();
             if (!exchanged)
             {
                 store.exchange(timeout);
@@ -78,7 +81,7 @@ public final class JobWireUp
             }
             if (node.leader())
             {
-                fill(deadline);
+                fill(deadline, start);
             }
             else
             {
@@ -120,11 +123,13 @@ public final class JobWireUp
     }
 
     /** Local rank 0: every rank's address into entry = rank, then the completion mark. */
-    private void fill(final long deadline)
+    private void fill(final long deadline, final long start)
     {
         final AddressVector av = node.av();
         final List<Integer> missing = new ArrayList<>();
+        final long exchanged = System.nanoTime();
         final byte[][] addresses = fetchAll(deadline, missing);
+        final long fetched = System.nanoTime();
         if (!missing.isEmpty())
         {
             throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, "rank(s) " + missing + " of " + job.size() +
@@ -136,6 +141,13 @@ public final class JobWireUp
             av.insertAt(r, ByteBuffer.wrap(addresses[r]));
         }
         node.markFilled();
+        if (System.getProperty(TIMINGS_PROPERTY) != null)
+        {
+            final long filled = System.nanoTime();
+            System.err.printf("shmav wire-up rank %d: exchange %.1f ms, %d fetches %.1f ms, %d inserts %.2f ms " +
+                "(%.2f us each)%n", job.rank(), (exchanged - start) / 1e6, job.size(), (fetched - exchanged) / 1e6,
+                job.size(), (filled - fetched) / 1e6, (filled - fetched) / 1e3 / job.size());
+        }
     }
 
     /** Every rank's address from the store (null where {@code missing} gets the rank). */
