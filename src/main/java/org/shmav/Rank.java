@@ -90,6 +90,9 @@ public final class Rank implements AutoCloseable
     /** How long a rank under a foreign launcher waits for its node's local rank 0 to create the AV. */
     public static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(60);
 
+    /** How long a rank that could not open waits in the store's exchange to tell the other ranks. */
+    private static final Duration ANNOUNCE_TIMEOUT = Duration.ofSeconds(30);
+
     /** Environment variable: the identity of the job avrun started (set by avrun; checked against the AV's job file). */
     public static final String JOB_ENV = "SHMAV_JOB";
 
@@ -150,8 +153,17 @@ public final class Rank implements AutoCloseable
         final boolean acrossNodes = !job.oneNode() && job.launcher() != RankEnvironment.Launcher.AVRUN &&
             job.launcher() != RankEnvironment.Launcher.NONE;
         final Optional<JobStore> store = acrossNodes ? JobStores.fromEnvironment(env) : Optional.empty();
-        return open(job, store.orElse(null), avType(env), ATTACH_TIMEOUT,
-            acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
+        try
+        {
+            return open(job, store.orElse(null), avType(env), ATTACH_TIMEOUT,
+                acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
+        }
+        catch (final RuntimeException e)
+        {
+            // the other ranks are bound for the store's exchange: tell them, rather than let them wait for this one
+            store.ifPresent(s -> JobWireUp.announceFailure(s, e, ANNOUNCE_TIMEOUT));
+            throw e;
+        }
     }
 
     /**

@@ -124,6 +124,9 @@ class AcrossNodesIT
             final String out = succeeded(run);
             assertTrue(out.contains("Named AVs are node-local (shared memory): set SHMAV_DIR to a node-local directory"), out);
             assertTrue(out.contains("errno=16"), out);
+            // the ranks that could open learn at once, through the store, which rank could not (no timeout)
+            assertTrue(out.contains("could not open their node's AV"), out);
+            assertTrue(!out.contains("errno=110"), "no rank waited until its deadline: " + out);
             assertEquals(List.of(), shared.names(), "the job's files are removed all the same");
         }
     }
