@@ -59,6 +59,9 @@ import org.shmav.store.JobStores;
  *     launcher's store is not available here, each node's AV holds only that node's ranks, at fi_addr =
  *     local rank, {@link #peer(int)} throws FI_EOPNOTSUPP saying what the store needs, and
  *     {@link #nodePeer(int)} answers.</li>
+ * <li>{@code SHMAV_PREFILLED=1}: the node's AV {@code SHMAV_AV} was filled before the ranks started (a
+ *     job prologue, rank r at entry r); every rank opens it read-only, {@link #publish} only checks this
+ *     rank's entry, and {@link #peer(int)} reads rank r's entry without inserting, as MPICH does.</li>
  * <li>{@code SHMAV_AV_TYPE=map} makes local rank 0 create an FI_AV_MAP AV: rank r is then at
  *     {@code av().attr().mapAddr() + r} ({@link #fiAddrOf(int)}).</li>
  * </ul>
@@ -78,8 +81,17 @@ public final class Rank implements AutoCloseable
     public static final String DIR_ENV = DomainAttr.SHM_DIR_ENV;
     /** Environment variable: {@code table} (default) or {@code map}, the type of the AV local rank 0 creates. */
     public static final String AV_TYPE_ENV = "SHMAV_AV_TYPE";
+    /**
+     * Environment variable: {@code 1} when the node's AV {@code SHMAV_AV} was filled before the ranks
+     * started (rank r at entry r, see {@link org.shmav.job.PrefilledAv}): every rank opens it read-only and
+     * inserts nothing.
+     */
+    public static final String PREFILLED_ENV = "SHMAV_PREFILLED";
     /** How long a rank under a foreign launcher waits for its node's local rank 0 to create the AV. */
     public static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(60);
+
+    /** How long a rank that could not open waits in the store's exchange to tell the other ranks. */
+    private static final Duration ANNOUNCE_TIMEOUT = Duration.ofSeconds(30);
 
     /** Environment variable: the identity of the job avrun started (set by avrun; checked against the AV's job file). */
     public static final String JOB_ENV = "SHMAV_JOB";
@@ -90,13 +102,17 @@ public final class Rank implements AutoCloseable
     private final JobWireUp wireUp;
     /** Across nodes without a store: what the launcher's store needs (for peer's message). */
     private final String noStore;
+    /** Whether the AV was filled before the ranks started: nothing to publish, only to check. */
+    private final boolean prefilled;
 
-    private Rank(final RankEnvironment job, final NodeJob node, final JobWireUp wireUp, final String noStore)
+    private Rank(final RankEnvironment job, final NodeJob node, final JobWireUp wireUp, final String noStore,
+        final boolean prefilled)
     {
         this.job = job;
         this.node = node;
         this.wireUp = wireUp;
         this.noStore = noStore;
+        this.prefilled = prefilled;
     }
 
     /**
@@ -130,11 +146,24 @@ public final class Rank implements AutoCloseable
     public static Rank fromEnvironment(final Map<String, String> env)
     {
         final RankEnvironment job = RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess);
+        if ("1".equals(env.get(PREFILLED_ENV)))
+        {
+            return new Rank(job, NodeJob.openPrefilled(job), null, null, true);
+        }
         final boolean acrossNodes = !job.oneNode() && job.launcher() != RankEnvironment.Launcher.AVRUN &&
             job.launcher() != RankEnvironment.Launcher.NONE;
         final Optional<JobStore> store = acrossNodes ? JobStores.fromEnvironment(env) : Optional.empty();
-        return open(job, store.orElse(null), avType(env), ATTACH_TIMEOUT,
-            acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
+        try
+        {
+            return open(job, store.orElse(null), avType(env), ATTACH_TIMEOUT,
+                acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
+        }
+        catch (final RuntimeException e)
+        {
+            // the other ranks are bound for the store's exchange: tell them, rather than let them wait for this one
+            store.ifPresent(s -> JobWireUp.announceFailure(s, e, ANNOUNCE_TIMEOUT));
+            throw e;
+        }
     }
 
     /**
@@ -173,7 +202,8 @@ public final class Rank implements AutoCloseable
         final boolean wholeJob = job.oneNode() || store != null;
         final NodeJob node = NodeJob.open(job, type, wholeJob ? job.size() : job.localSize(), store != null,
             attachTimeout);
-        return new Rank(job, node, store == null ? null : new JobWireUp(job, store, node), store == null ? noStore : null);
+        return new Rank(job, node, store == null ? null : new JobWireUp(job, store, node), store == null ? noStore : null,
+            false);
     }
 
     private static AvType avType(final Map<String, String> env)
@@ -224,7 +254,7 @@ public final class Rank implements AutoCloseable
     /** {@return whether the node's AV holds every rank of the job: on one node, or across nodes with the launcher's store} */
     public boolean holdsWholeJob()
     {
-        return job.oneNode() || wireUp != null;
+        return job.oneNode() || wireUp != null || prefilled;
     }
 
     /** {@return which launcher started this process: {@code avrun}, {@code Open MPI mpirun}, ..., {@code no launcher}} */
@@ -277,12 +307,38 @@ public final class Rank implements AutoCloseable
     public void publish(final InetSocketAddress address)
     {
         final ByteBuffer sockaddr = Addresses.toSockaddr(address);
+        if (prefilled)
+        {
+            checkPrefilled(address);
+            return;
+        }
         if (wireUp != null)
         {
             wireUp.publish(sockaddr);
             return;
         }
         node.av().insertAt(holdsWholeJob() ? job.rank() : job.localRank(), sockaddr);
+    }
+
+    /** A pre-filled AV: this rank's entry must be the address it listens on. */
+    private void checkPrefilled(final InetSocketAddress address)
+    {
+        final InetSocketAddress filled;
+        try
+        {
+            filled = lookup(fiAddr());
+        }
+        catch (final FabricException e)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + node.av().attr().name() +
+                "' has no entry for rank " + job.rank() + ": the prologue must fill entry r with rank r's address", e);
+        }
+        if (!filled.equals(address))
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + node.av().attr().name() +
+                "' holds " + filled + " for rank " + job.rank() + ", which is at " + address + " (a read-only rank " +
+                "changes nothing: fix the prologue)");
+        }
     }
 
     /**

@@ -113,6 +113,21 @@ class RankAcrossNodesTest
             "never marked complete");
     }
 
+    /** A rank that could not open announces it through the store: the others fail at once, naming it. */
+    @Test
+    void shouldNameARankThatCouldNotOpenInsteadOfWaitingForIt() throws Exception
+    {
+        final FakeStore store = new FakeStore(2);
+        final Rank a0 = open(store, 0, nodeA, 0, 1);
+        a0.publish(new InetSocketAddress("127.0.0.1", 7000));
+        final Future<?> failed = pool.submit(() -> org.shmav.job.JobWireUp.announceFailure(store.as(1),
+            new FabricException("shmav_rank_open", FiErrno.EBUSY, "two nodes share a directory"), Duration.ofSeconds(20)));
+        final FabricException e = assertThrows(FabricException.class, () -> a0.awaitAll(Duration.ofSeconds(20)));
+        failed.get(30, TimeUnit.SECONDS);
+        assertEquals(FiErrno.ENODATA, e.errno());
+        assertTrue(e.getMessage().contains("rank(s) [1 (FI_EBUSY)] of 2 could not open their node's AV"), e.getMessage());
+    }
+
     @Test
     void shouldStopWaitingWhenTheNodesLeaderDiesBeforeItFills() throws Exception
     {

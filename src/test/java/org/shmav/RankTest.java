@@ -70,6 +70,7 @@ class RankTest
             alone.publish(new InetSocketAddress("127.0.0.1", 7000));
             alone.awaitAll(Duration.ofSeconds(1));
             assertEquals(new InetSocketAddress("127.0.0.1", 7000), alone.peer(0));
+            assertTrue(alone.toString().endsWith("launcher='no launcher', av=private}"), alone.toString());
         }
         try (var files = assertDoesNotThrow(() -> Files.list(dir)))
         {

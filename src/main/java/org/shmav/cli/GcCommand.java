@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import org.shmav.FabricException;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobRecord;
+import org.shmav.job.PrefilledAv;
 import org.shmav.slots.Region;
 import org.shmav.shm.AvLockFile;
 import org.shmav.shm.CreatorLeftovers;
@@ -138,7 +139,8 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             }
             return;
         }
-        if (!s.inUse() && (job == null || job.running() == 0) && idleMillis >= graceSeconds * 1000)
+        if (!s.inUse() && (job == null || job.running() == 0) && idleMillis >= graceSeconds * 1000 &&
+            !PrefilledAv.awaitsItsJob(dir.path(), s.name()))
         {
             if (remove(dir, s, identity, dead + ", last joined " + Text.age(s.lastActivityMillis(), now) + " ago") && job != null)
             {
@@ -161,6 +163,10 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         else if (s.readers())
         {
             why = "open in FI_READ readers";
+        }
+        else if (PrefilledAv.awaitsItsJob(dir.path(), s.name()))
+        {
+            why = "filled for a job that has not run yet (" + PrefilledAv.PREFIX + s.name() + ")";
         }
         else if (job != null && job.running() > 0)
         {

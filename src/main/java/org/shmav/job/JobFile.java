@@ -62,8 +62,6 @@ public final class JobFile implements AutoCloseable
     /** The file's mode: the owner's only, as the AVs of ranks and avrun (a stranger must not hold its locks). */
     private static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-------");
     private static final long LOCK_POLL_MILLIS = 5;
-    /** How long the cleanup process tries to take every participant's lock once the job ended, before it gives up. */
-    static final long GIVE_UP_MILLIS = 10_000;
 
     static final int STATE_OFFSET = 8;
     static final int SLOTS_OFFSET = 12;
@@ -364,76 +362,8 @@ public final class JobFile implements AutoCloseable
         }
     }
 
-    /**
-     * For a job's cleanup process ({@link JobReaper}): waits until no participant of the job file
-     * {@code file} holds its lock (every process of the job that joined has left or died), lets
-     * {@code settleMillis} pass so that a last participant that is leaving normally removes the files
-     * itself, then, holding every participant's lock so that nobody joins meanwhile, and only when the
-     * name still refers to the job file of the job that {@code creatorPid} created at
-     * {@code createdMillis}, runs {@code removeAv} and removes the file.
-     *
-     * @return true when it removed them; false when the file is gone or belongs to another job (the job's
-     *         last process removed it, and perhaps another job took the name since), or when another process
-     *         kept a lock on a participant's byte for {@value #GIVE_UP_MILLIS} ms after the job ended (the
-     *         files are then left to {@code shmav gc})
-     */
-    public static boolean removeWhenOver(final Path file, final long creatorPid, final long createdMillis,
-        final long settleMillis, final Runnable removeAv) throws IOException, InterruptedException
-    {
-        final Object opened = fileKey(file);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
-        {
-            final ByteBuffer header = ByteBuffer.allocate(SLOTS_START).order(ByteOrder.LITTLE_ENDIAN);
-            readFully(ch, header, 0);
-            final int slots = Math.max(1, Math.min(header.getInt(SLOTS_OFFSET), 1 << 20));
-            long refused = 0;
-            while (true)
-            {
-                for (int r = 0; r < slots; r++)
-                {
-                    // A shared lock: blocks in the kernel while participant r holds its byte, never
-                    // hinders a leaving participant's probes; a joiner's lock waits for its release.
-                    ch.lock(SLOTS_START + r, 1, true).release();
-                }
-                Thread.sleep(settleMillis);
-                final FileLock all = tryLockEveryParticipant(ch);
-                if (all == null)
-                {
-                    // A participant joined, or someone is probing: wait again; but a shared lock held on
-                    // and on past every participant's (a frozen or foreign process) makes it give up and
-                    // leave the files to gc.
-                    if (++refused * settleMillis > GIVE_UP_MILLIS)
-                    {
-                        return false;
-                    }
-                    continue;
-                }
-                try
-                {
-                    final JobRecord job = JobRecord.read(file, ch);
-                    if (opened == null || !opened.equals(fileKey(file)) || job.state() < AV_CREATED ||
-                        job.creatorPid() != creatorPid || job.createdMillis() != createdMillis)
-                    {
-                        return false;
-                    }
-                    removeAv.run();
-                    Files.delete(file);
-                    return true;
-                }
-                finally
-                {
-                    all.release();
-                }
-            }
-        }
-        catch (final NoSuchFileException e)
-        {
-            return false;
-        }
-    }
-
     /** The exclusive lock of every participant's byte, or null while anybody (this JVM included) holds one. */
-    private static FileLock tryLockEveryParticipant(final FileChannel ch) throws IOException
+    static FileLock tryLockEveryParticipant(final FileChannel ch) throws IOException
     {
         try
         {

@@ -2,6 +2,12 @@ package org.shmav.job;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,6 +38,8 @@ public final class JobReaper
     public static final String ENABLED_ENV = "SHMAV_REAPER";
     /** How long after the job's last process left the reaper lets that process remove the files itself. */
     static final long SETTLE_MILLIS = 200;
+    /** How long the cleanup process tries to take every participant's lock once the job ended, before it gives up. */
+    static final long GIVE_UP_MILLIS = 10_000;
 
     private JobReaper()
     {
@@ -82,8 +90,8 @@ public final class JobReaper
     {
         final Path directory = Path.of(args[0]);
         final String avName = args[1];
-        JobFile.removeWhenOver(JobFile.path(directory, avName), Long.parseLong(args[2]), Long.parseLong(args[3]),
-            SETTLE_MILLIS, () ->
+        removeWhenOver(JobFile.path(directory, avName), Long.parseLong(args[2]), Long.parseLong(args[3]),
+            SETTLE_MILLIS, GIVE_UP_MILLIS, () ->
         {
             try
             {
@@ -95,6 +103,74 @@ public final class JobReaper
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    /**
+     * For a job's cleanup process (this class): waits until no participant of the job file
+     * {@code file} holds its lock (every process of the job that joined has left or died), lets
+     * {@code settleMillis} pass so that a last participant that is leaving normally removes the files
+     * itself, then, holding every participant's lock so that nobody joins meanwhile, and only when the
+     * name still refers to the job file of the job that {@code creatorPid} created at
+     * {@code createdMillis}, runs {@code removeAv} and removes the file.
+     *
+     * @return true when it removed them; false when the file is gone or belongs to another job (the job's
+     *         last process removed it, and perhaps another job took the name since), or when another process
+     *         kept a lock on a participant's byte for {@code giveUpMillis} after the job ended (the
+     *         files are then left to {@code shmav gc})
+     */
+    static boolean removeWhenOver(final Path file, final long creatorPid, final long createdMillis,
+        final long settleMillis, final long giveUpMillis, final Runnable removeAv) throws IOException, InterruptedException
+    {
+        final Object opened = JobFile.fileKey(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer header = ByteBuffer.allocate(JobFile.SLOTS_START).order(ByteOrder.LITTLE_ENDIAN);
+            JobFile.readFully(ch, header, 0);
+            final int slots = Math.max(1, Math.min(header.getInt(JobFile.SLOTS_OFFSET), 1 << 20));
+            long refused = 0;
+            while (true)
+            {
+                for (int r = 0; r < slots; r++)
+                {
+                    // A shared lock: blocks in the kernel while participant r holds its byte, never
+                    // hinders a leaving participant's probes; a joiner's lock waits for its release.
+                    ch.lock(JobFile.SLOTS_START + r, 1, true).release();
+                }
+                Thread.sleep(settleMillis);
+                final FileLock all = JobFile.tryLockEveryParticipant(ch);
+                if (all == null)
+                {
+                    // A participant joined, or someone is probing: wait again; but a shared lock held on
+                    // and on past every participant's (a frozen or foreign process) makes it give up and
+                    // leave the files to gc.
+                    if (++refused * settleMillis > giveUpMillis)
+                    {
+                        return false;
+                    }
+                    continue;
+                }
+                try
+                {
+                    final JobRecord job = JobRecord.read(file, ch);
+                    if (opened == null || !opened.equals(JobFile.fileKey(file)) || job.state() < JobFile.AV_CREATED ||
+                        job.creatorPid() != creatorPid || job.createdMillis() != createdMillis)
+                    {
+                        return false;
+                    }
+                    removeAv.run();
+                    Files.delete(file);
+                    return true;
+                }
+                finally
+                {
+                    all.release();
+                }
+            }
+        }
+        catch (final NoSuchFileException e)
+        {
+            return false;
+        }
     }
 
     private static Optional<Path> onPath(final String program)

@@ -27,18 +27,43 @@ public final class JobWireUp
 {
     /** The store key under which each rank publishes its address (hex of its FI_SOCKADDR_IN bytes). */
     public static final String ADDRESS_KEY = "shmav-addr";
+    /** System property: when set, local rank 0 prints the wire-up's phases (exchange, fetches, inserts) to stderr. */
+    public static final String TIMINGS_PROPERTY = "shmav.wireup.timings";
+    /** How a failed rank's value starts ({@link #announceFailure}); no address's hex starts so. */
+    private static final String FAILED = "!";
 
     private final RankEnvironment job;
     private final JobStore store;
     private final NodeJob node;
     private boolean exchanged;
     private boolean complete;
+    /** The ranks that announced they could not open (with their errno), from the last {@link #fetchAll}. */
+    private final List<String> failed = new ArrayList<>();
 
     public JobWireUp(final RankEnvironment job, final JobStore store, final NodeJob node)
     {
         this.job = job;
         this.store = store;
         this.node = node;
+    }
+
+    /**
+     * A rank that could not open its node's AV tells the others through the store, so that they fail at
+     * once naming it instead of waiting for it until their deadline: it publishes {@code !<errno name>}
+     * in place of its address and takes part in the exchange (at most {@code timeout}). Never throws.
+     */
+    public static void announceFailure(final JobStore store, final RuntimeException failure, final Duration timeout)
+    {
+        try
+        {
+            store.publish(ADDRESS_KEY, FAILED + (failure instanceof FabricException f ? FiErrno.name(f.errno()) :
+                failure.getClass().getSimpleName()));
+            store.exchange(timeout);
+        }
+        catch (final RuntimeException e)
+        {
+            failure.addSuppressed(e);
+        }
     }
 
     /** {@return the store, as its messages name it} */
@@ -71,6 +96,7 @@ public final class JobWireUp
         final long deadline = System.nanoTime() + timeout.toNanos();
         try
         {
+            final long start = System.nanoTime();
             if (!exchanged)
             {
                 store.exchange(timeout);
@@ -78,7 +104,7 @@ public final class JobWireUp
             }
             if (node.leader())
             {
-                fill(deadline);
+                fill(deadline, start);
             }
             else
             {
@@ -114,39 +140,53 @@ public final class JobWireUp
             final List<Integer> missing = new ArrayList<>();
             fetchAll(deadline, missing);
             throw new FabricException("shmav_rank_await_all", missing.isEmpty() ? e.errno() : FiErrno.ENODATA,
-                e.detail() + (missing.isEmpty() ? "" : ": rank(s) " + missing + " of " + job.size() +
-                " published no address under '" + ADDRESS_KEY + "'"), e);
+                e.detail() + (missing.isEmpty() ? "" : ": " + missingText(missing)), e);
         }
     }
 
     /** Local rank 0: every rank's address into entry = rank, then the completion mark. */
-    private void fill(final long deadline)
+    private void fill(final long deadline, final long start)
     {
         final AddressVector av = node.av();
         final List<Integer> missing = new ArrayList<>();
+        final long exchanged = System.nanoTime();
         final byte[][] addresses = fetchAll(deadline, missing);
+        final long fetched = System.nanoTime();
         if (!missing.isEmpty())
         {
-            throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, "rank(s) " + missing + " of " + job.size() +
-                " published no address under '" + ADDRESS_KEY + "' before the exchange (they died first, or called " +
-                "awaitAll without publish)");
+            throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, missingText(missing));
         }
         for (int r = 0; r < job.size(); r++)
         {
             av.insertAt(r, ByteBuffer.wrap(addresses[r]));
         }
         node.markFilled();
+        if (System.getProperty(TIMINGS_PROPERTY) != null)
+        {
+            final long filled = System.nanoTime();
+            System.err.printf("shmav wire-up rank %d: exchange %.1f ms, %d fetches %.1f ms, %d inserts %.2f ms " +
+                "(%.2f us each)%n", job.rank(), (exchanged - start) / 1e6, job.size(), (fetched - exchanged) / 1e6,
+                job.size(), (filled - fetched) / 1e6, (filled - fetched) / 1e3 / job.size());
+        }
     }
 
     /** Every rank's address from the store (null where {@code missing} gets the rank). */
     private byte[][] fetchAll(final long deadline, final List<Integer> missing)
     {
+        failed.clear();
         final byte[][] addresses = new byte[job.size()][];
         for (int r = 0; r < job.size(); r++)
         {
             try
             {
-                addresses[r] = HexFormat.of().parseHex(store.fetch(r, ADDRESS_KEY, remaining(deadline)));
+                final String value = store.fetch(r, ADDRESS_KEY, remaining(deadline));
+                if (value.startsWith(FAILED))
+                {
+                    failed.add(r + " (" + value.substring(FAILED.length()) + ")");
+                    missing.add(r);
+                    continue;
+                }
+                addresses[r] = HexFormat.of().parseHex(value);
             }
             catch (final FabricException e)
             {
@@ -163,6 +203,18 @@ public final class JobWireUp
             }
         }
         return addresses;
+    }
+
+    /** Names the ranks {@link #fetchAll} found no address of: those that announced a failure, and the others. */
+    private String missingText(final List<Integer> missing)
+    {
+        final List<Integer> silent = new ArrayList<>(missing);
+        silent.removeIf(r -> failed.stream().anyMatch(f -> f.startsWith(r + " ")));
+        final String opened = failed.isEmpty() ? "" : "rank(s) " + failed + " of " + job.size() +
+            " could not open their node's AV (their own errors say why)";
+        return (silent.isEmpty() ? "" : "rank(s) " + silent + " of " + job.size() + " published no address under '" +
+            ADDRESS_KEY + "' before the exchange (they died first, or called awaitAll without publish)" +
+            (opened.isEmpty() ? "" : "; ")) + opened;
     }
 
     private static Duration remaining(final long deadline)

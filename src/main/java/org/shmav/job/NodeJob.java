@@ -80,8 +80,45 @@ public final class NodeJob implements AutoCloseable
                     return new NodeJob(job, domain, JobFiles.attachToLaunchersAv(domain, job, type), null);
                 default:
                     return job.localRank() == 0 ? create(domain, job, type, entries)
-                        : attach(domain, job, type, readOnly, attachTimeout);
+                        : attach(domain, job, readOnly, attachTimeout);
             }
+        }
+        catch (final RuntimeException e)
+        {
+            domain.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the node's AV that a job prologue filled before the ranks started (rank r at entry r), read-only:
+     * no job file, no store, nothing inserted.
+     *
+     * @throws FabricException FI_ENOENT when the AV does not exist, FI_EINVAL when it holds fewer than
+     *                         size entries
+     */
+    public static NodeJob openPrefilled(final RankEnvironment job)
+    {
+        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
+            .shmDirectory(job.directory()).build());
+        try
+        {
+            if (job.avName() == null || !JobFiles.avExists(domain, job.avName()))
+            {
+                throw new FabricException("shmav_rank_open", FiErrno.ENOENT, "rank " + job.rank() + ": the pre-filled AV '" +
+                    job.avName() + "' does not exist in " + job.directory() + ": fill it before the ranks start and " +
+                    "give them its name in " + org.shmav.Rank.AV_ENV);
+            }
+            final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.UNSPEC).name(job.avName())
+                .flags(Fi.READ).build());
+            if (av.attr().count() < job.size())
+            {
+                av.close();
+                throw new FabricException("shmav_rank_open", FiErrno.EINVAL, "the pre-filled AV '" + job.avName() +
+                    "' holds " + av.attr().count() + " entries, fewer than size=" + job.size());
+            }
+            PrefilledAv.jobStarted(job.directory(), job.avName());
+            return new NodeJob(job, domain, av, null);
         }
         catch (final RuntimeException e)
         {
@@ -158,7 +195,7 @@ public final class NodeJob implements AutoCloseable
     }
 
     /** Another local rank: waits (bounded) for its job's AV, refuses another job's, then attaches. */
-    private static NodeJob attach(final Domain domain, final RankEnvironment job, final AvType type,
+    private static NodeJob attach(final Domain domain, final RankEnvironment job,
         final boolean readOnly, final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();

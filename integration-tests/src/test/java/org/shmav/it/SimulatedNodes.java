@@ -71,6 +71,26 @@ final class SimulatedNodes
         return ChildJvm.command(command, env, logs);
     }
 
+    /**
+     * {@code mpirun --mca plm_rsh_agent fakessh --host HOSTS -np N [-x K=V]... java ... MAIN}; Open MPI
+     * fills each host's slots in turn ({@code n1:3} is 3 slots).
+     */
+    static ChildJvm mpirun(final String hosts, final int ranks, final Map<String, String> env, final String main,
+        final Path logs) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(require("mpirun.openmpi", "openmpi-bin").toString(),
+            "--mca", "plm_rsh_agent", FAKESSH.toString(), "--host", hosts, "-np", Integer.toString(ranks)));
+        for (final Map.Entry<String, String> e : env.entrySet())
+        {
+            command.addAll(List.of("-x", e.getKey() + "=" + e.getValue()));
+        }
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-Xmx96m", "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), main));
+        // Open MPI refuses root unless told twice
+        return ChildJvm.command(command, Map.of("SHMAV_DIR", "/dev/shm", "OMPI_ALLOW_RUN_AS_ROOT", "1",
+            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"), logs);
+    }
+
     private static Path onPath(final String binary)
     {
         for (final String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/sbin:/bin").split(":"))

@@ -1,0 +1,78 @@
+package org.shmav.job;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * The mark of an AV filled before its job's ranks start (a job prologue): the file
+ * {@code .shmav-prefilled.<AV name>} next to it, made by whoever filled it ({@link #mark}, or
+ * {@code touch}). While it is there {@code shmav gc} keeps the AV however long it has been idle; the
+ * job's first rank that opens the AV ({@code SHMAV_PREFILLED=1}) removes the mark, from then on the AV
+ * is kept while ranks hold it open and removed by gc after its grace period once they are gone.
+ * Stateless.
+ */
+public final class PrefilledAv
+{
+    /** Prefix of the mark's name; AV names cannot start with '.', so it never clashes with an AV. */
+    public static final String PREFIX = ".shmav-prefilled.";
+
+    private PrefilledAv()
+    {
+    }
+
+    /** {@return the mark of AV {@code avName} in {@code directory}} */
+    public static Path path(final Path directory, final String avName)
+    {
+        return directory.resolve(PREFIX + avName);
+    }
+
+    /**
+     * Marks AV {@code avName} as filled for a job that has not run yet (its content says who marked it).
+     *
+     * @throws IOException when the mark cannot be written
+     */
+    public static void mark(final Path directory, final String avName) throws IOException
+    {
+        try
+        {
+            Files.write(Files.createFile(path(directory, avName), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rw-------"))), ("pid " + ProcessHandle.current().pid() + "\n")
+                .getBytes(StandardCharsets.US_ASCII), StandardOpenOption.WRITE);
+        }
+        catch (final FileAlreadyExistsException e)
+        {
+            // marked already
+        }
+    }
+
+    /** {@return whether gc must keep AV {@code avName}: it is marked and its job has not opened it yet} */
+    public static boolean awaitsItsJob(final Path directory, final String avName)
+    {
+        return Files.exists(path(directory, avName), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** The job's rank opened the AV: the mark's work is done (idempotent; another rank may have removed it). */
+    static void jobStarted(final Path directory, final String avName)
+    {
+        try
+        {
+            Files.deleteIfExists(path(directory, avName));
+        }
+        catch (final NoSuchFileException e)
+        {
+            // another rank was first
+        }
+        catch (final IOException e)
+        {
+            System.err.println("shmav: cannot remove " + path(directory, avName) + " (" + e.getMessage() +
+                "): gc keeps AV '" + avName + "' until it is removed");
+        }
+    }
+}
