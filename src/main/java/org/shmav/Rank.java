@@ -273,6 +273,8 @@ public final class Rank implements AutoCloseable
      * The fi_addr of rank {@code peer} in the node's AV: {@code peer} under FI_AV_TABLE,
      * {@code av().attr().mapAddr() + peer} under FI_AV_MAP.
      *
+     * @param peer a rank of the job, 0 .. size-1
+     * @return its fi_addr
      * @throws IllegalArgumentException when {@code peer} is outside 0 .. size-1
      * @throws FabricException FI_EOPNOTSUPP when the node's AV holds only the node's ranks
      */

@@ -47,7 +47,12 @@ public final class JobStores
         return Optional.empty();
     }
 
-    /** {@return what a user of the launcher whose variables are in {@code env} needs for its store} */
+    /**
+     * What a user of the launcher whose variables are in {@code env} needs for its store.
+     *
+     * @param env the process environment
+     * @return the packages or jars, in words
+     */
     public static String whatItNeeds(final Map<String, String> env)
     {
         if (set(env, "OMPI_COMM_WORLD_RANK") || set(env, "PMIX_NAMESPACE"))

@@ -62,6 +62,7 @@ public final class Pmi1Store implements JobStore
      * The store of the Hydra job this process belongs to, when {@code env} has {@code PMI_FD},
      * {@code PMI_RANK} and {@code PMI_SIZE}.
      *
+     * @param env the process environment
      * @return the store, or empty when {@code env} names no Hydra rank
      * @throws FabricException FI_EIO when the proxy does not answer on {@code PMI_FD}
      */
@@ -88,7 +89,12 @@ public final class Pmi1Store implements JobStore
         }
     }
 
-    /** The Hydra job's KVS name, or empty when {@code pmiFd} is not a PMI-1 socket that answers. Asked once per process. */
+    /**
+     * The Hydra job's KVS name, asked once per process.
+     *
+     * @param pmiFd the value of {@code PMI_FD}
+     * @return the name, or empty when {@code pmiFd} is not a PMI-1 socket that answers
+     */
     public static Optional<String> kvsName(final String pmiFd)
     {
         return connection(pmiFd).map(Connected::kvsName);
@@ -163,7 +169,11 @@ public final class Pmi1Store implements JobStore
         return size;
     }
 
-    /** The job's KVS name. */
+    /**
+     * The job's KVS name.
+     *
+     * @return the name Hydra gave the job's key-value space
+     */
     public String kvsName()
     {
         return connection.kvsName();

@@ -8,19 +8,15 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.shmav.launch.RingDemo;
 
 /**
- * One job across simulated nodes under Open MPI's mpirun, whose store is PMIx ({@code store/PmixStore}).
- * Written to pass once PmixStore (branch i36-stores) lands: until then {@code JobStores} finds no store
- * under mpirun, each node's AV holds only its own ranks and {@code peer(r)} throws FI_EOPNOTSUPP, so
- * the class is disabled. Enable it after merging PmixStore.
+ * One job across simulated nodes under Open MPI's mpirun, whose store is PMIx ({@code store/PmixStore}):
+ * every rank of the job in each node's AV at fi_addr = rank.
  */
-@Disabled("needs store/PmixStore (branch i36-stores): without it mpirun's ranks have no job-wide store; enable after merging")
 class AcrossNodesMpirunIT
 {
     private static final Pattern VIEW = Pattern.compile("view (\\d+): ([\\d ]+)");
