@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -155,13 +154,16 @@ public final class Rank implements AutoCloseable
         final Optional<JobStore> store = acrossNodes ? JobStores.fromEnvironment(env) : Optional.empty();
         try
         {
-            return open(job, store.orElse(null), avType(env), ATTACH_TIMEOUT,
+            return open(job, store.orElse(null), RankEnvironment.avType(env), ATTACH_TIMEOUT,
                 acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
         }
         catch (final RuntimeException e)
         {
             // the other ranks are bound for the store's exchange: tell them, rather than let them wait for this one
-            store.ifPresent(s -> JobWireUp.announceFailure(s, e, ANNOUNCE_TIMEOUT));
+            store.ifPresent(s -> {
+                JobWireUp.announceFailure(s, e, ANNOUNCE_TIMEOUT);
+                s.close();
+            });
             throw e;
         }
     }
@@ -204,21 +206,6 @@ public final class Rank implements AutoCloseable
             attachTimeout);
         return new Rank(job, node, store == null ? null : new JobWireUp(job, store, node), store == null ? noStore : null,
             false);
-    }
-
-    private static AvType avType(final Map<String, String> env)
-    {
-        final String t = env.getOrDefault(AV_TYPE_ENV, "table").trim().toLowerCase(Locale.ROOT);
-        switch (t)
-        {
-            case "":
-            case "table":
-                return AvType.TABLE;
-            case "map":
-                return AvType.MAP;
-            default:
-                throw new IllegalStateException(AV_TYPE_ENV + "='" + t + "': need table or map");
-        }
     }
 
     /** {@return this process's rank, 0 .. size-1} */
@@ -311,7 +298,7 @@ public final class Rank implements AutoCloseable
         final ByteBuffer sockaddr = Addresses.toSockaddr(address);
         if (prefilled)
         {
-            checkPrefilled(address);
+            node.checkPrefilled(job.rank(), fiAddr(), address);
             return;
         }
         if (wireUp != null)
@@ -320,27 +307,6 @@ public final class Rank implements AutoCloseable
             return;
         }
         node.av().insertAt(holdsWholeJob() ? job.rank() : job.localRank(), sockaddr);
-    }
-
-    /** A pre-filled AV: this rank's entry must be the address it listens on. */
-    private void checkPrefilled(final InetSocketAddress address)
-    {
-        final InetSocketAddress filled;
-        try
-        {
-            filled = lookup(fiAddr());
-        }
-        catch (final FabricException e)
-        {
-            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + node.av().attr().name() +
-                "' has no entry for rank " + job.rank() + ": the prologue must fill entry r with rank r's address", e);
-        }
-        if (!filled.equals(address))
-        {
-            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + node.av().attr().name() +
-                "' holds " + filled + " for rank " + job.rank() + ", which is at " + address + " (a read-only rank " +
-                "changes nothing: fix the prologue)");
-        }
     }
 
     /**
@@ -454,8 +420,9 @@ public final class Rank implements AutoCloseable
     }
 
     /**
-     * Closes the AV handle and the domain. Under avrun the AV stays (the launcher removes it); under
-     * another launcher the last local rank to close removes it and its job file. A rank that exits
+     * Closes the AV handle and the domain, and leaves the launcher's store when the job spans nodes.
+     * Under avrun the AV stays (the launcher removes it); under another launcher the last local rank to
+     * close removes it and its job file. A rank that exits
      * without closing (SIGTERM from its launcher, {@code System.exit}) is closed by a shutdown hook.
      *
      * @throws FabricException FI_EIO when this rank cannot tell whether it left last (the AV stays, for
@@ -464,7 +431,11 @@ public final class Rank implements AutoCloseable
     @Override
     public void close()
     {
-        node.close();
+        node.close(); // FI_EBUSY leaves the rank open, store and all
+        if (wireUp != null)
+        {
+            wireUp.close();
+        }
     }
 
     @Override

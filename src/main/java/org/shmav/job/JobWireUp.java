@@ -66,6 +66,12 @@ public final class JobWireUp
         }
     }
 
+    /** Leaves the launcher's store ({@link JobStore#close()}, idempotent, never throws). */
+    public void close()
+    {
+        store.close();
+    }
+
     /** {@return the store, as its messages name it} */
     public String describeStore()
     {

@@ -1,6 +1,8 @@
 package org.shmav.job;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Duration;
 import java.util.Optional;
@@ -8,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
+import org.shmav.Addresses;
 import org.shmav.AvAttr;
 import org.shmav.AvType;
 import org.shmav.Domain;
@@ -124,6 +127,29 @@ public final class NodeJob implements AutoCloseable
         {
             domain.close();
             throw e;
+        }
+    }
+
+    /** A pre-filled AV: rank {@code rank}'s entry, at {@code fiAddr}, must be the address it listens on. */
+    public void checkPrefilled(final int rank, final long fiAddr, final InetSocketAddress address)
+    {
+        final InetSocketAddress filled;
+        try
+        {
+            final ByteBuffer entry = ByteBuffer.allocate(AddrFormat.SOCKADDR_IN.addrlen());
+            av.lookup(fiAddr, entry);
+            filled = Addresses.toInetSocketAddress(entry);
+        }
+        catch (final FabricException e)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + av.attr().name() +
+                "' has no entry for rank " + rank + ": the prologue must fill entry r with rank r's address", e);
+        }
+        if (!filled.equals(address))
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + av.attr().name() +
+                "' holds " + filled + " for rank " + rank + ", which is at " + address + " (a read-only rank " +
+                "changes nothing: fix the prologue)");
         }
     }
 

@@ -1,10 +1,12 @@
 package org.shmav.job;
 
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import org.shmav.AvType;
 import org.shmav.DomainAttr;
 import org.shmav.Rank;
 import org.shmav.store.Pmi1Store;
@@ -129,6 +131,22 @@ public record RankEnvironment(Launcher launcher, int rank, int size, int localRa
                 jobId(Launcher.SLURM, job, null));
         }
         return new RankEnvironment(Launcher.NONE, 0, 1, 0, 1, null, dir, null);
+    }
+
+    /** The type of AV local rank 0 creates: {@link Rank#AV_TYPE_ENV}, {@code table} (default) or {@code map}. */
+    public static AvType avType(final Map<String, String> env)
+    {
+        final String t = env.getOrDefault(Rank.AV_TYPE_ENV, "table").trim().toLowerCase(Locale.ROOT);
+        switch (t)
+        {
+            case "":
+            case "table":
+                return AvType.TABLE;
+            case "map":
+                return AvType.MAP;
+            default:
+                throw new IllegalStateException(Rank.AV_TYPE_ENV + "='" + t + "': need table or map");
+        }
     }
 
     /**
