@@ -6,7 +6,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -138,15 +137,7 @@ final class Pmi1Wire
     {
         try
         {
-            final Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-            final Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
-            theUnsafe.setAccessible(true);
-            final Object unsafe = theUnsafe.get(null);
-            final long offset = (long)unsafeClass.getMethod("objectFieldOffset", Field.class)
-                .invoke(unsafe, FileDescriptor.class.getDeclaredField("fd"));
-            final FileDescriptor descriptor = new FileDescriptor();
-            unsafeClass.getMethod("putInt", Object.class, long.class, int.class).invoke(unsafe, descriptor, offset, fd);
-            return descriptor;
+            return InheritedDescriptor.wrap(fd);
         }
         catch (final ReflectiveOperationException | RuntimeException | LinkageError e)
         {

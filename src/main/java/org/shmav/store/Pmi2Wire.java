@@ -6,7 +6,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -128,9 +127,7 @@ final class Pmi2Wire
     }
 
     /**
-     * A wire over the inherited descriptor {@code fd}. Java cannot open an inherited socket by number
-     * ({@code /proc/self/fd/N} refuses sockets), so the descriptor is wrapped with {@code sun.misc.Unsafe}
-     * (module jdk.unsupported, no flag needed), as {@code HydraPmi} does; it is never closed.
+     * A wire over the inherited descriptor {@code fd} ({@link InheritedDescriptor}); it is never closed.
      *
      * @throws FabricException FI_EBADF when the JVM does not allow it
      */
@@ -139,14 +136,7 @@ final class Pmi2Wire
         final FileDescriptor descriptor;
         try
         {
-            final Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-            final Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
-            theUnsafe.setAccessible(true);
-            final Object unsafe = theUnsafe.get(null);
-            final long offset = (long)unsafeClass.getMethod("objectFieldOffset", Field.class)
-                .invoke(unsafe, FileDescriptor.class.getDeclaredField("fd"));
-            descriptor = new FileDescriptor();
-            unsafeClass.getMethod("putInt", Object.class, long.class, int.class).invoke(unsafe, descriptor, offset, fd);
+            descriptor = InheritedDescriptor.wrap(fd);
         }
         catch (final ReflectiveOperationException | RuntimeException | LinkageError e)
         {
