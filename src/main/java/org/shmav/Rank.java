@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.shmav.job.JobVariables;
 import org.shmav.job.JobWireUp;
 import org.shmav.job.NodeJob;
 import org.shmav.job.RankEnvironment;
@@ -71,21 +72,21 @@ import org.shmav.store.JobStores;
 public final class Rank implements AutoCloseable
 {
     /** Environment variable: this process's rank, 0 .. size-1 (set by avrun). */
-    public static final String RANK_ENV = "SHMAV_RANK";
+    public static final String RANK_ENV = JobVariables.RANK;
     /** Environment variable: the number of ranks in the job (set by avrun). */
-    public static final String SIZE_ENV = "SHMAV_SIZE";
+    public static final String SIZE_ENV = JobVariables.SIZE;
     /** Environment variable: the name of the job's AV (set by avrun; under other launchers, overrides the job's name). */
-    public static final String AV_ENV = "SHMAV_AV";
+    public static final String AV_ENV = JobVariables.AV;
     /** Environment variable: the directory of the job's AV (same as {@link DomainAttr#SHM_DIR_ENV}). */
-    public static final String DIR_ENV = DomainAttr.SHM_DIR_ENV;
+    public static final String DIR_ENV = JobVariables.DIR;
     /** Environment variable: {@code table} (default) or {@code map}, the type of the AV local rank 0 creates. */
-    public static final String AV_TYPE_ENV = "SHMAV_AV_TYPE";
+    public static final String AV_TYPE_ENV = JobVariables.AV_TYPE;
     /**
      * Environment variable: {@code 1} when the node's AV {@code SHMAV_AV} was filled before the ranks
      * started (rank r at entry r, see {@link org.shmav.job.PrefilledAv}): every rank opens it read-only and
      * inserts nothing.
      */
-    public static final String PREFILLED_ENV = "SHMAV_PREFILLED";
+    public static final String PREFILLED_ENV = JobVariables.PREFILLED;
     /** How long a rank under a foreign launcher waits for its node's local rank 0 to create the AV. */
     public static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(60);
 
@@ -93,7 +94,7 @@ public final class Rank implements AutoCloseable
     private static final Duration ANNOUNCE_TIMEOUT = Duration.ofSeconds(30);
 
     /** Environment variable: the identity of the job avrun started (set by avrun; checked against the AV's job file). */
-    public static final String JOB_ENV = "SHMAV_JOB";
+    public static final String JOB_ENV = JobVariables.JOB;
 
     private final RankEnvironment job;
     private final NodeJob node;

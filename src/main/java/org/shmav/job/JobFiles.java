@@ -110,9 +110,9 @@ final class JobFiles
                     job.rank() + " (local rank " + job.localRank() + ") of job " + job.job() + " could not join AV '" +
                     job.avName() + "'" + (e.joined() ? "" : " within " + timeout.toMillis() + " ms") + ": " + e.getMessage() + (e.joined() ? ". Two " +
                     "processes of this job have local rank " + job.localRank() + " here: ranks of two nodes share " +
-                    job.directory() + "? Named AVs are node-local (shared memory): set " + org.shmav.Rank.DIR_ENV +
+                    job.directory() + "? Named AVs are node-local (shared memory): set " + JobVariables.DIR +
                     " to a node-local directory such as /dev/shm (or leave it unset)" : ". Stop that process, or give the " +
-                    "job another " + org.shmav.Rank.AV_ENV), e);
+                    "job another " + JobVariables.AV), e);
             }
             catch (final IOException e)
             {

@@ -4,7 +4,6 @@ import java.util.Optional;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
-import org.shmav.Rank;
 
 /**
  * The answers a rank gets when the name of its job's AV is held by something else: another job, a job
@@ -26,7 +25,7 @@ final class JobRefusals
         return new FabricException("shmav_rank_open", FiErrno.EBUSY, "rank " + job.rank() + " of job " + job.job() +
             " refused AV '" + job.avName() + "' in " + job.directory() + ": it belongs to job " + theirs.job() + " (" +
             theirs.running() + " of " + theirs.slots() + " running), another job given the same AV name; this rank did " +
-            "not attach. Give each job its own " + Rank.AV_ENV + ", or leave it unset (one AV per job)");
+            "not attach. Give each job its own " + JobVariables.AV + ", or leave it unset (one AV per job)");
     }
 
     /**
@@ -39,7 +38,7 @@ final class JobRefusals
             job.localRank() + " of " + job.localSize() + ") of job " + job.job() + ": AV '" + job.avName() + "' in " +
             job.directory() + " was made by another local rank 0 of this same job (pid " + theirs.creatorPid() +
             "): ranks of two nodes share this directory. Named AVs are node-local (shared memory): set " +
-            Rank.DIR_ENV + " to a node-local directory such as /dev/shm (or leave it unset), never a shared file system");
+            JobVariables.DIR + " to a node-local directory such as /dev/shm (or leave it unset), never a shared file system");
     }
 
     static FabricException existsAlready(final RankEnvironment job, final Optional<JobRecord> owner,

@@ -110,7 +110,7 @@ public final class NodeJob implements AutoCloseable
             {
                 throw new FabricException("shmav_rank_open", FiErrno.ENOENT, "rank " + job.rank() + ": the pre-filled AV '" +
                     job.avName() + "' does not exist in " + job.directory() + ": fill it before the ranks start and " +
-                    "give them its name in " + org.shmav.Rank.AV_ENV);
+                    "give them its name in " + JobVariables.AV);
             }
             final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.UNSPEC).name(job.avName())
                 .flags(Fi.READ).build());

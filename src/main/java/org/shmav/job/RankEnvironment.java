@@ -8,12 +8,11 @@ import java.util.function.Supplier;
 
 import org.shmav.AvType;
 import org.shmav.DomainAttr;
-import org.shmav.Rank;
 import org.shmav.store.Pmi1Store;
 
 /**
  * Which launcher started this process, and what it says about the job: rank, size, local rank and
- * local size (the ranks on this node), and the name of the job's AV. Read by {@link Rank#fromEnvironment()}.
+ * local size (the ranks on this node), and the name of the job's AV. Read by {@code Rank.fromEnvironment()}.
  *
  * <p>The launchers are recognised in this order; the first whose variables are all set wins:
  * <ol>
@@ -46,7 +45,7 @@ import org.shmav.store.Pmi1Store;
 public record RankEnvironment(Launcher launcher, int rank, int size, int localRank, int localSize, String avName, Path directory,
     JobId job)
 {
-    /** The launchers {@link Rank} recognises, in the order it looks for them. */
+    /** The launchers {@code Rank} recognises, in the order it looks for them. */
     public enum Launcher
     {
         AVRUN("avrun"), OPEN_MPI("Open MPI mpirun"), MPICH("MPICH mpiexec (Hydra)"), SLURM("Slurm srun"), NONE("no launcher");
@@ -87,22 +86,22 @@ public record RankEnvironment(Launcher launcher, int rank, int size, int localRa
     /** Reads the environment; {@code hydraJob} finds the Hydra job's identity when needed ({@link #hydraJobOfThisProcess()}). */
     public static RankEnvironment detect(final Map<String, String> env, final Supplier<Optional<String>> hydraJob)
     {
-        final String dirVar = env.get(Rank.DIR_ENV);
+        final String dirVar = env.get(JobVariables.DIR);
         final Path dir = dirVar == null || dirVar.isEmpty() ? DomainAttr.defaultShmDirectory() : Path.of(dirVar);
-        final String override = nonEmpty(env.get(Rank.AV_ENV));
-        if (has(env, Rank.RANK_ENV, Rank.SIZE_ENV, Rank.AV_ENV))
+        final String override = nonEmpty(env.get(JobVariables.AV));
+        if (has(env, JobVariables.RANK, JobVariables.SIZE, JobVariables.AV))
         {
-            final int rank = intVariable(env, Rank.RANK_ENV);
-            final int size = intVariable(env, Rank.SIZE_ENV);
-            final String job = nonEmpty(env.get(Rank.JOB_ENV));
+            final int rank = intVariable(env, JobVariables.RANK);
+            final int size = intVariable(env, JobVariables.SIZE);
+            final String job = nonEmpty(env.get(JobVariables.JOB));
             return new RankEnvironment(Launcher.AVRUN, rank, size, rank, size, override, dir,
                 job == null ? null : new JobId(Launcher.AVRUN.description, job.trim()));
         }
-        if (nonEmpty(env.get(Rank.RANK_ENV)) != null || nonEmpty(env.get(Rank.SIZE_ENV)) != null)
+        if (nonEmpty(env.get(JobVariables.RANK)) != null || nonEmpty(env.get(JobVariables.SIZE)) != null)
         {
-            throw new IllegalStateException("avrun: " + Rank.RANK_ENV + ", " + Rank.SIZE_ENV + " and " + Rank.AV_ENV +
-                " must all be set (" + Rank.RANK_ENV + "=" + env.get(Rank.RANK_ENV) + " " + Rank.SIZE_ENV + "=" +
-                env.get(Rank.SIZE_ENV) + " " + Rank.AV_ENV + "=" + env.get(Rank.AV_ENV) + "): start this program with avrun");
+            throw new IllegalStateException("avrun: " + JobVariables.RANK + ", " + JobVariables.SIZE + " and " + JobVariables.AV +
+                " must all be set (" + JobVariables.RANK + "=" + env.get(JobVariables.RANK) + " " + JobVariables.SIZE + "=" +
+                env.get(JobVariables.SIZE) + " " + JobVariables.AV + "=" + env.get(JobVariables.AV) + "): start this program with avrun");
         }
         if (has(env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"))
         {
@@ -133,10 +132,10 @@ public record RankEnvironment(Launcher launcher, int rank, int size, int localRa
         return new RankEnvironment(Launcher.NONE, 0, 1, 0, 1, null, dir, null);
     }
 
-    /** The type of AV local rank 0 creates: {@link Rank#AV_TYPE_ENV}, {@code table} (default) or {@code map}. */
+    /** The type of AV local rank 0 creates: {@link JobVariables#AV_TYPE}, {@code table} (default) or {@code map}. */
     public static AvType avType(final Map<String, String> env)
     {
-        final String t = env.getOrDefault(Rank.AV_TYPE_ENV, "table").trim().toLowerCase(Locale.ROOT);
+        final String t = env.getOrDefault(JobVariables.AV_TYPE, "table").trim().toLowerCase(Locale.ROOT);
         switch (t)
         {
             case "":
@@ -145,7 +144,7 @@ public record RankEnvironment(Launcher launcher, int rank, int size, int localRa
             case "map":
                 return AvType.MAP;
             default:
-                throw new IllegalStateException(Rank.AV_TYPE_ENV + "='" + t + "': need table or map");
+                throw new IllegalStateException(JobVariables.AV_TYPE + "='" + t + "': need table or map");
         }
     }
 
@@ -235,7 +234,7 @@ public record RankEnvironment(Launcher launcher, int rank, int size, int localRa
         if (job == null)
         {
             throw new IllegalStateException(prefix.substring(0, prefix.length() - 1) + ": cannot name the job's AV (" +
-                whyUnknown + "): set " + Rank.AV_ENV + " for every rank (e.g. mpiexec -genv " + Rank.AV_ENV + " job7)");
+                whyUnknown + "): set " + JobVariables.AV + " for every rank (e.g. mpiexec -genv " + JobVariables.AV + " job7)");
         }
         return prefix + job.trim().replaceAll("[^A-Za-z0-9_.-]", "_");
     }
