@@ -48,8 +48,6 @@ public final class AvFileChannel
     private static final Map<Object, AvFileChannel> OPEN = new HashMap<>();
     /** Descriptors opened while a name changed under us: never closed, see {@link #open}. */
     private static final List<FileChannel> UNKNOWN = new ArrayList<>();
-    /** Why lock files get POSIX locks in this JVM, or null when they get OFD locks. */
-    private static final String OFD_UNAVAILABLE = ofdUnavailable();
     /** The key under which {@link #tryLockAll} records its lock (positions are never negative). */
     private static final long ALL = -1;
 
@@ -83,21 +81,7 @@ public final class AvFileChannel
      */
     public static String lockKind()
     {
-        return OFD_UNAVAILABLE == null ? "open-file-description locks (F_OFD_SETLK)"
-            : "POSIX record locks (F_SETLK; a close of the lock file anywhere in this JVM drops them): " +
-                "OFD locks unavailable, " + OFD_UNAVAILABLE;
-    }
-
-    private static String ofdUnavailable()
-    {
-        try
-        {
-            return OfdLocks.UNAVAILABLE;
-        }
-        catch (final LinkageError e)
-        {
-            return "JNA missing from the class path (" + e + ")"; // OfdLocks itself cannot load
-        }
+        return LockKind.describe();
     }
 
     /** The OFD descriptor to lock through: read-write when {@code write}, else any; -1 when none is open. */
@@ -125,7 +109,7 @@ public final class AvFileChannel
      */
     public static AvFileChannel openLockFile(final Path file, final boolean write) throws IOException
     {
-        return open(file, write, OFD_UNAVAILABLE == null);
+        return open(file, write, LockKind.ofd());
     }
 
     private static AvFileChannel open(final Path file, final boolean write, final boolean ofdLocks) throws IOException
@@ -406,11 +390,10 @@ public final class AvFileChannel
     }
 
     /**
-     * A descriptor of this file opened for appending (O_APPEND), opened on first use and kept until the
-     * last user closes: a grower's zeros land at the file's end as it is when the write runs
-     * (shm-layout.md, GROWTH), so a write that was begun long ago never lands on bytes published since.
+     * A descriptor of this file opened for appending ({@link AppendDescriptor}), opened on first use
+     * and kept until the last user closes.
      *
-     * @throws IOException when it cannot be opened, or the name now names another file
+     * @throws IOException when it cannot be opened
      */
     public FileChannel appendChannel() throws IOException
     {
@@ -423,52 +406,10 @@ public final class AvFileChannel
         {
             if (append == null)
             {
-                FileChannel ch = null;
-                try
-                {
-                    ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
-                        LinkOption.NOFOLLOW_LINKS);
-                    if (!key.equals(fileKey(file)))
-                    {
-                        UNKNOWN.add(ch); // another file now has the name: keep it open, as in open()
-                        ch = null;
-                    }
-                }
-                catch (final java.nio.file.NoSuchFileException e)
-                {
-                    ch = null; // removed (shmav rm) while in use: it may still grow, as before layout 7
-                }
-                append = ch != null ? ch : reopenOwnDescriptor();
+                append = AppendDescriptor.open(file, key, UNKNOWN::add);
             }
             return append;
         }
-    }
-
-    /**
-     * This file opened again for appending through one of this JVM's own descriptors of it
-     * ({@code /proc/self/fd/N}, which names the inode itself), for when its name is gone or names
-     * another file.
-     */
-    private FileChannel reopenOwnDescriptor() throws IOException
-    {
-        try (java.nio.file.DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd")))
-        {
-            for (final Path fd : fds)
-            {
-                try
-                {
-                    if (key.equals(Files.readAttributes(fd, java.nio.file.attribute.BasicFileAttributes.class).fileKey()))
-                    {
-                        return FileChannel.open(fd, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-                    }
-                }
-                catch (final IOException closedMeanwhile)
-                {
-                    // another thread's descriptor, closed since the listing: not ours
-                }
-            }
-        }
-        throw new IOException(file + " no longer names this AV's file, and no descriptor of it is open here");
     }
 
     /** The read-write channel, opened now if this JVM has only read the file so far; null when not allowed. */
