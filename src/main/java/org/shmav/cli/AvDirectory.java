@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 
 import org.shmav.AddrFormat;
@@ -28,6 +29,10 @@ final class AvDirectory
 {
     private final Path dir;
 
+    /** File systems on which no user makes directories: a mkdir there fails whatever the mode bits say. */
+    private static final Set<String> VIRTUAL_FILE_SYSTEMS = Set.of("proc", "sysfs", "cgroup",
+        "cgroup2", "debugfs", "securityfs", "configfs");
+
     private AvDirectory(final Path dir)
     {
         this.dir = dir;
@@ -38,12 +43,48 @@ final class AvDirectory
     {
         if (!Files.isDirectory(dir))
         {
-            throw new CliException(ExitCode.NOT_FOUND, Files.exists(dir) ? dir + " (from " + source + ") is not a " +
-                "directory; choose another with --dir" : "directory " + dir + " (from " + source + ") does not exist: " +
+            if (Files.exists(dir))
+            {
+                throw new CliException(ExitCode.NOT_FOUND, dir + " (from " + source + ") is not a directory; choose " +
+                    "another with --dir");
+            }
+            final Path base = existingAncestor(dir);
+            if (base == null || !canHoldDirectories(base))
+            {
+                throw new CliException(ExitCode.NOT_FOUND, "directory " + dir + " (from " + source + ") does not exist, " +
+                    "and nothing can be created under " + base + " (a read-only or virtual file system): choose another " +
+                    "directory with --dir or SHMAV_DIR (e.g. one under /dev/shm)");
+            }
+            throw new CliException(ExitCode.NOT_FOUND, "directory " + dir + " (from " + source + ") does not exist: " +
                 "'" + CommandNames.shmav() + " create NAME --count N' makes it (mode 0700), or create it with: mkdir -p -m " +
                 "0700 " + dir);
         }
         return new AvDirectory(dir);
+    }
+
+    /** The nearest ancestor of {@code dir} that exists, or null. */
+    private static Path existingAncestor(final Path dir)
+    {
+        Path p = dir.toAbsolutePath().getParent();
+        while (p != null && !Files.exists(p))
+        {
+            p = p.getParent();
+        }
+        return p;
+    }
+
+    /** Whether a mkdir under {@code base} could work: a writable directory of a real file system (not /proc, /sys). */
+    private static boolean canHoldDirectories(final Path base)
+    {
+        try
+        {
+            return Files.isDirectory(base) && Files.isWritable(base) &&
+                !VIRTUAL_FILE_SYSTEMS.contains(Files.getFileStore(base).type()) && !Files.getFileStore(base).isReadOnly();
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
     }
 
     /**

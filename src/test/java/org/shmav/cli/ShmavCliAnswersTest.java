@@ -103,6 +103,16 @@ class ShmavCliAnswersTest
     }
 
     @Test
+    void shouldNotAdviseAMkdirThatWouldFailTooWhenOnlyReading()
+    {
+        final Run proc = shmav("ls", "--dir", "/proc/shmav-nope");
+        assertEquals(3, proc.code(), proc.err());
+        assertEquals(List.of("shmav ls: directory /proc/shmav-nope (from --dir) does not exist, and nothing can be " +
+            "created under /proc (a read-only or virtual file system): choose another directory with --dir or " +
+            "SHMAV_DIR (e.g. one under /dev/shm)"), proc.errLines());
+    }
+
+    @Test
     void shouldCountOneEntryInTheSingular()
     {
         assertEquals(0, shmav("create", "one", "--dir", dir.toString(), "--count", "4").code());
