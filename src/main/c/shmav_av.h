@@ -142,7 +142,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_H_MAX_CAPACITY      144
 #define SHMAV_H_LOCK_FILE_INODE   152 /* st_ino of the AV's lock file: a writer locks only that file */
 #define SHMAV_H_LOCK_FILE_DEVICE  160 /* its st_dev */
-#define SHMAV_H_CHANGES           192
+#define SHMAV_H_GROWTH_CLAIM      192 /* u64 growthClaim: who is growing the AV (GROWTH); only growers write it */
 #define SHMAV_H_ATTACHERS_HIGH_WATER 320
 #define SHMAV_H_INDEX_STATE       384 /* u64 indexState (layout 5): which hash area is the index, under which
                                         stamp, and the migration running, if any; written only by CAS */
@@ -155,6 +155,8 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* attacher entries (AttacherDescriptor) */
 #define SHMAV_ATTACHER_LENGTH      64
 #define SHMAV_ATTACHER_JOURNAL      8
+#define SHMAV_ATTACHER_PUBLISHED   48 /* u64: new entries published by the entry's owners (change counter) */
+#define SHMAV_ATTACHER_REMOVED     56 /* u64: last references removed by them (change counter) */
 
 /* slots (SlotDescriptor) */
 #define SHMAV_SLOT_STATE            0
@@ -1273,10 +1275,28 @@ static inline uint32_t shmav_av_count(const shmav_av *av)
     return sum > (uint32_t)INT32_MAX ? 0 : sum; /* negative as an i32: clamped at 0 */
 }
 
-/** The change counter: bumped after every publish and every removal (acquire). */
+/**
+ * The change counter (what shmav watch polls): the sum of `published` + `removed` over the attacher
+ * entries below attachersHighWater (clamped as in shmav_av_count). +1 for every publish of a new entry
+ * and every removal of a last reference, by any process; not atomic while writers work.
+ */
 static inline uint64_t shmav_av_changes(const shmav_av *av)
 {
-    return shmav__load64(av->base, SHMAV_H_CHANGES, memory_order_acquire);
+    const int64_t stored_high_water =
+        (int64_t)shmav__load64(av->base, SHMAV_H_ATTACHERS_HIGH_WATER, memory_order_acquire);
+    int64_t high_water = stored_high_water < 0 ? 0 : stored_high_water;
+    if (high_water > (int64_t)av->attachers_capacity)
+    {
+        high_water = av->attachers_capacity;
+    }
+    uint64_t sum = 0;
+    for (uint64_t a = 0; a < (uint64_t)high_water; a++)
+    {
+        const uint64_t entry = av->attachers_offset + a * SHMAV_ATTACHER_LENGTH;
+        sum += shmav__load64(av->base, entry + SHMAV_ATTACHER_PUBLISHED, memory_order_acquire) +
+            shmav__load64(av->base, entry + SHMAV_ATTACHER_REMOVED, memory_order_acquire);
+    }
+    return sum;
 }
 
 /* Appends one IPv6 address (16 bytes, network order) as org.shmav.Addresses.ntop6 (= glibc inet_ntop) writes it. */

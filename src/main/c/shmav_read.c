@@ -337,6 +337,10 @@ static int commands(shmav_av *av)
         {
             printf("count %" PRIu32 "\n", shmav_av_count(av));
         }
+        else if (strcmp(line, "changes") == 0)
+        {
+            printf("changes %" PRIu64 "\n", shmav_av_changes(av));
+        }
         else if (strncmp(line, "lookup ", 7) == 0)
         {
             const uint64_t fi_addr = strtoull(line + 7, NULL, 10);

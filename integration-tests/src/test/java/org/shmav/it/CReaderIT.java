@@ -236,6 +236,20 @@ class CReaderIT
         return Files.readAllBytes(dir.path().resolve("good"));
     }
 
+    /** The change counter is the attachers' published + removed (shm-layout.md), never the growth claim at 192. */
+    @Test
+    void shouldSumTheChangeCounterFromTheAttachersNotTheGrowthClaim() throws Exception
+    {
+        final ByteBuffer claimed = ByteBuffer.wrap(goodFile().clone()).order(ByteOrder.LITTLE_ENDIAN);
+        claimed.putLong(4096 + 56, 2).putLong(192, 0x7777L); // two removals; a growth claim standing
+        Files.write(dir.path().resolve("claimed"), claimed.array());
+        try (CReaderSession s = CReaderSession.start(reader, dir.path().resolve("claimed"), logs.path(), WAIT))
+        {
+            assertEquals("ready segments 1 capacity 8", s.line());
+            assertEquals("changes 5", s.ask("changes"), "3 publishes and 2 removals in attacher entry 0");
+        }
+    }
+
     @Test
     void shouldCountModulo2To32AndClampTheHighWaterToTheAttachers() throws Exception
     {
