@@ -15,18 +15,18 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A real Slurm for {@link Pmi2SrunIT} and {@link PmixSrunIT}: Debian's Slurm 22.05 daemons, one
+ * A real Slurm for {@link SrunStoresIT}: Debian's Slurm 22.05 daemons, one
  * slurmctld and two slurmds, started once per test JVM by {@code integration-tests/nodes/slurm-cluster}
  * (each slurmd a simulated node, n1 and n2, with its own host name, /tmp and /dev/shm) on ports of its
  * own, and stopped when the JVM exits. Needs root and the packages slurmctld, slurmd, slurm-client and
  * munge: without them the tests skip, or fail under {@code SHMAV_IT_REQUIRE_SLURM=1}.
  */
-final class Pmi2Slurm
+final class SimulatedSlurm
 {
     private static final Path SCRIPT = Path.of("integration-tests", "nodes", "slurm-cluster").toAbsolutePath();
     private static Path conf;
 
-    private Pmi2Slurm()
+    private SimulatedSlurm()
     {
     }
 
@@ -113,7 +113,12 @@ final class Pmi2Slurm
     {
         try
         {
-            new ProcessBuilder(SCRIPT.toString(), "stop", dir.toString()).inheritIO().start().waitFor();
+            final Process stop = new ProcessBuilder(SCRIPT.toString(), "stop", dir.toString()).inheritIO().start();
+            if (!stop.waitFor(30, java.util.concurrent.TimeUnit.SECONDS))
+            {
+                stop.destroyForcibly();
+                System.err.println("slurm-cluster stop " + dir + " did not end within 30 s");
+            }
         }
         catch (final Exception e)
         {
