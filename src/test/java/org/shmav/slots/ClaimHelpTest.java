@@ -12,9 +12,7 @@ import org.shmav.Addresses;
 import org.shmav.AvType;
 import org.shmav.FiErrno;
 import org.shmav.shm.AttacherDescriptor;
-import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
-import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SlotDescriptor;
 
@@ -114,27 +112,6 @@ class ClaimHelpTest
     /** Writer {@code w} claims the lowest FREE slot, fills it with {@code addr} and places it in the active area. */
     private long claimFilledIndexed(final Writer w, final ByteBuffer addr)
     {
-        final Memory m = r.memory();
-        final AvLayout layout = r.layout();
-        final long index = new FreeSlots(m, layout).claimLowest(w);
-        final int slot = layout.slot(index);
-        m.putInt(slot + SlotDescriptor.ADDR_LEN_OFFSET, 16);
-        m.copyIn(slot + SlotDescriptor.ADDR_OFFSET, addr, 0, 16);
-        m.putLong(slot + SlotDescriptor.AUTH_KEY_OFFSET, -1L);
-        m.putLong(slot + SlotDescriptor.USER_ID_OFFSET, -1L);
-        final long hash = DedupIndex.hash(addr, 0, 16, -1L);
-        final long state = m.getLongVolatile(AvFileDescriptor.INDEX_STATE_OFFSET);
-        final long base = layout.hashArea(IndexWord.activeSegment(state), IndexWord.activeArea(state));
-        final long mask = layout.hashBuckets(IndexWord.activeSegment(state)) - 1;
-        final long c = IndexWord.stamp(state);
-        for (long b = hash & mask; ; b = (b + 1) & mask)
-        {
-            final int offset = (int)(base + b * Long.BYTES);
-            final long v = m.getLongVolatile(offset);
-            if (DedupIndex.kind(v, c) == DedupIndex.EMPTY && m.compareAndSetLong(offset, v, IndexWord.entry(c, hash, index)))
-            {
-                return index;
-            }
-        }
+        return ClaimHolder.claimFilledIndexed(r, w, addr);
     }
 }

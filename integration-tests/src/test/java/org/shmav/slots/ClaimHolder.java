@@ -70,8 +70,11 @@ public final class ClaimHolder
         return b;
     }
 
-    /** Claim, fill and place, as an insert does before its publish (the claim recorded in {@code w}). */
-    private static long claimFilledIndexed(final Region r, final Writer w, final ByteBuffer a)
+    /**
+     * Claim, fill and place, as an insert does before its publish (the claim recorded in {@code w});
+     * also used by {@code ClaimHelpTest}.
+     */
+    static long claimFilledIndexed(final Region r, final Writer w, final ByteBuffer a)
     {
         final Memory m = r.memory();
         final AvLayout layout = r.layout();
