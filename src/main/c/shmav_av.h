@@ -714,25 +714,14 @@ static inline int shmav_ofd_trylock(int fd, off_t at, short type)
  */
 static inline int shmav__hold_readers_lock(int fd)
 {
-    struct flock fl;
-    memset(&fl, 0, sizeof fl);
-    fl.l_type = F_RDLCK;
-    fl.l_whence = SEEK_SET;
-    fl.l_start = SHMAV_READERS_LOCK_OFFSET;
-    fl.l_len = 1;
-#ifdef F_OFD_SETLK
-    const int cmd = F_OFD_SETLK;
-#else
-    const int cmd = F_SETLK;
-#endif
     const struct timespec pause = {0, 1000000};
     for (int attempt = 0; attempt < 100; attempt++)
     {
-        if (fcntl(fd, cmd, &fl) == 0)
+        if (shmav_ofd_trylock(fd, SHMAV_READERS_LOCK_OFFSET, F_RDLCK) == 0)
         {
             return 1;
         }
-        if (errno != EAGAIN && errno != EACCES && errno != EINTR)
+        if (errno != EAGAIN && errno != EACCES)
         {
             return 0;
         }
