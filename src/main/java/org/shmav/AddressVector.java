@@ -51,7 +51,8 @@ public interface AddressVector extends AutoCloseable
      * invalid address (port 0, unspecified address, non-zero {@code sin_zero}, wrong family), FI_ENOSPC when
      * a named AV is full, FI_EAGAIN when another live process kept what this address needed past the call's
      * deadline. A call waits on other processes for 5 s at most in all, however many addresses it holds:
-     * once that deadline has passed, every address that would wait fails with FI_EAGAIN at once. An address already present returns its existing fi_addr, counts as inserted and
+     * once that deadline has passed, every address that would wait fails with FI_EAGAIN at once. An address already
+     * present returns its existing fi_addr, counts as inserted and
      * takes a reference (it then needs one more remove). With {@link Fi#EVENT} set at open, returns 0 and
      * posts one error entry per failed address, then one {@link EqEvent#AV_COMPLETE} event. Callers who
      * want the failures as a value use {@link #insert(ByteBuffer, int)}.

@@ -168,7 +168,8 @@ public final class AvAttr
      * <p>Limits (shm-layout.md, WRITER'S CHECKLIST, Limits), checked by {@code Domain.openAv} when it
      * creates the AV, with FI_EINVAL and a message naming the largest value that fits: not negative; not
      * below a non-zero {@code count}; and the AV's file at this many entries at most 2^31 - 1 bytes (one
-     * mapping), which is the one limit, however far past it a value asks. With 64-byte slots (FI_SOCKADDR_IN, FI_SOCKADDR_IN6) that is at most 14,911,168 for an
+     * mapping), which is the one limit, however far past it a value asks. With 64-byte slots (FI_SOCKADDR_IN,
+     * FI_SOCKADDR_IN6) that is at most 14,911,168 for an
      * AV created with count 4 that grows (16,777,216 for one created with that count, which never
      * grows); with 192-byte slots (FI_ADDR_STR) 8,052,394 (8,388,608); auth keys take a few pages more. The file system's free space
      * is checked only for the file at creation: maxCount is a ceiling that growth honours as far as the
@@ -258,7 +259,8 @@ public final class AvAttr
          * attaching, ignored unless it is more than the AV may grow to (FI_EINVAL). Default 0. Creating a
          * named AV refuses, with FI_EINVAL, a negative count, one above a non-zero maxCount, or one whose
          * file would pass 2^31 - 1 bytes, the one limit (16,777,216 entries of FI_SOCKADDR_IN or _IN6, 8,388,608
-         * of FI_ADDR_STR; see {@link AvAttr#maxCount()}; a private AV's count is at most 2^28), and with FI_ENOSPC a count whose file the file system holding the
+         * of FI_ADDR_STR; see {@link AvAttr#maxCount()}; a private AV's count is at most 2^28), and with FI_ENOSPC a
+         * count whose file the file system holding the
          * AV has no room for now (the message names both numbers of bytes).
          *
          * @param count expected entries

@@ -251,7 +251,10 @@ public final class Rank implements AutoCloseable
         return job.launcher().description;
     }
 
-    /** {@return where this rank is in the AV: {@link #fiAddrOf(int) fiAddrOf(rank())}; its local rank's fi_addr when the node's AV holds only the node} */
+    /**
+     * {@return where this rank is in the AV: {@link #fiAddrOf(int) fiAddrOf(rank())}; its local rank's fi_addr
+     * when the node's AV holds only the node}
+     */
     public long fiAddr()
     {
         return encode(holdsWholeJob() ? job.rank() : job.localRank());

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.Region;
 import org.shmav.slots.ToolAccess;

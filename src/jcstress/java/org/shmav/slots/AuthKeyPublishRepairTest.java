@@ -31,7 +31,8 @@ import org.shmav.shm.SlotDescriptor;
     desc = "the repair freed w's claim of entry 0 and then the claim of entry 1 that w moved on to: both " +
         "publishes failed, nothing published, w gets -ENOSPC (although both entries are FREE again)")
 @Outcome(expect = FORBIDDEN,
-    desc = "a repaired claim was published (entry 0 VALID although repaired), a published key freed, two VALID entries, or K's handle does not hold K")
+    desc = "a repaired claim was published (entry 0 VALID although repaired), a published key freed, two VALID " +
+        "entries, or K's handle does not hold K")
 @State
 public class AuthKeyPublishRepairTest
 {

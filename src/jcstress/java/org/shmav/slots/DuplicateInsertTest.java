@@ -17,7 +17,8 @@ import org.openjdk.jcstress.infra.results.JJJJ_Result;
 @JCStressTest
 @Description("Duplicate inserts from two actors end in one slot with two references.")
 @Outcome(id = "0, 0, 1, 2", expect = ACCEPTABLE, desc = "one entry in slot 0 with two references")
-@Outcome(id = "1, 1, 1, 2", expect = ACCEPTABLE, desc = "the claimer of slot 1 indexed first; the claimer of slot 0 undid its claim and referenced slot 1")
+@Outcome(id = "1, 1, 1, 2", expect = ACCEPTABLE, desc = "the claimer of slot 1 indexed first; the claimer of slot 0 " +
+    "undid its claim and referenced slot 1")
 @Outcome(id = "[23], [23], 1, 2", expect = ACCEPTABLE,
     desc = "a writer descheduled over the 1 ms grace had its uncommitted claim cancelled, gave it back and found the other's entry")
 @Outcome(expect = FORBIDDEN, desc = "two entries for one address, a lost reference, or count() drift")

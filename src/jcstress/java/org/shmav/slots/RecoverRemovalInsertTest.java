@@ -26,7 +26,8 @@ import org.shmav.shm.SlotDescriptor;
 @JCStressTest
 @Description("A removal abandoned by a dead writer is finished exactly once, and its slot is reusable.")
 @Outcome(id = "[01], 0, 1, 1", expect = ACCEPTABLE, desc = "the removal was finished (by either thread) and B reused the slot")
-@Outcome(expect = FORBIDDEN, desc = "the slot stayed REMOVING, the entry was counted wrong, B went missing, or B got FI_ENOSPC although the removal in flight was about to free the slot")
+@Outcome(expect = FORBIDDEN, desc = "the slot stayed REMOVING, the entry was counted wrong, B went missing, or B got " +
+    "FI_ENOSPC although the removal in flight was about to free the slot")
 @State
 public class RecoverRemovalInsertTest
 {

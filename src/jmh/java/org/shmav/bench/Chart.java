@@ -96,7 +96,8 @@ final class Chart
         {
             final double x = left + plot * (Math.log10(t) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo));
             axis.append(String.format(Locale.ROOT,
-                "<line x1=\"%.1f\" y1=\"30\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>%n",
+                "<line x1=\"%.1f\" y1=\"30\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n<text x=\"%.1f\" y=\"%d\" " +
+                    "font-size=\"10\" text-anchor=\"middle\">%s</text>%n",
                 x, x, axisY, x, axisY + 14, Report.time(t)));
         }
         final StringBuilder legend = new StringBuilder();

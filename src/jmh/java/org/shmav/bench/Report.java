@@ -97,8 +97,10 @@ final class Report
             .append("The batched writer row runs 2 writer JVMs inserting 64 addresses per call into one AV under the\n")
             .append("default rule (lowest free index), against the same batches into separate AVs (see Writer scaling).\n");
         md.append("\nThe single-insert targets compare one `fi_av_insert` call per address with sockets doing the same,\n")
-            .append("and (a row kept from earlier pages) with sockets inserting the same addresses in one batch call. Each shmav insert reads a bucket of its hash at a random place\n")
-            .append("(").append(hashMegabytes(1_000_000)).append(" at 1,000,000 entries), to find an address already present and keep one entry per\n")
+            .append("and (a row kept from earlier pages) with sockets inserting the same addresses in one batch call. " +
+                "Each shmav insert reads a bucket of its hash at a random place\n")
+            .append("(").append(hashMegabytes(1_000_000)).append(" at 1,000,000 entries), to find an address already " +
+                "present and keep one entry per\n")
             .append("address, and makes four atomic updates (handle lock, claim, index, publish; layout 4.0 made a fifth,\n")
             .append("the writer phase, which layout 5.0 dropped) so that\n")
             .append("several processes can insert at once and a SIGKILL at any instruction\n")
@@ -230,7 +232,8 @@ final class Report
             .append("lookup does (see Method). The loop streams: each lookup reads one slot, so its time is bounded by\n")
             .append("the bytes per slot over the memory bandwidth; this host streamed ")
             .append(String.format(Locale.ROOT, "%.1f GB/s", bandwidth)).append(" through one core (Machine).\n\n");
-        md.append("| lookup, 1M entries, fi_addr order | time per lookup (median of the rounds) | slot bytes / time | vs shmav shared | vs shmav private |\n")
+        md.append("| lookup, 1M entries, fi_addr order | time per lookup (median of the rounds) | slot bytes / time | " +
+            "vs shmav shared | vs shmav private |\n")
             .append("|---|---|---|---|---|\n");
         final double shared = r.get("shmav.lookup.shared.1000000");
         final double priv = r.get("shmav.lookup.private.1000000");

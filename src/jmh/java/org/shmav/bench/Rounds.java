@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * Runs measurements in alternating rounds (A B, B A, A B): round 1 runs every step once, in order, then
  * round 2, in reverse order, and so on, so that neither side of a comparison always runs first (the P=1
- * control of the writer scaling, two identical configurations, measured 0.57x when one always ran first). shmav and the peer it is compared with are then measured seconds apart, under
+ * control of the writer scaling, two identical configurations, measured 0.57x when one always ran first). shmav and
+ * the peer it is compared with are then measured seconds apart, under
  * the same host load, and a ratio is taken round by round (round k of shmav with round k of the peer),
  * so a load that moves during the run moves both sides of a round ratio and shows in the spread.
  * Records each step's figures per round and the 1-minute load average before and after each step.

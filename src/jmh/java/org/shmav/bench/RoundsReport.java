@@ -274,7 +274,9 @@ final class RoundsReport
             .append("Efficiency = (a) / (b) and (a') / (b) of the same round; ").append(scaling.processes.rounds())
             .append(" rounds, (a), (a') and (b) alternating. ")
             .append("Throughput = P x M / (last end - first start).\n\n");
-        md.append("| writers P | (a) shared AV, inserts/s | (a') spread claims, inserts/s | (b) separate AVs, inserts/s | efficiency (a)/(b): median (lowest - highest) | (a')/(b) | target | result (a); (a') | check (a) | check (a') | check (b) |\n")
+        md.append("| writers P | (a) shared AV, inserts/s | (a') spread claims, inserts/s | (b) separate AVs, " +
+            "inserts/s | efficiency (a)/(b): median (lowest - highest) | (a')/(b) | target | result (a); (a') | " +
+            "check (a) | check (a') | check (b) |\n")
             .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (final int p : Scaling.WRITERS)
         {
@@ -294,7 +296,8 @@ final class RoundsReport
         md.append("\nAt P = ").append(joined(Scaling.BATCH_WRITERS)).append(" the same writers also insert ")
             .append(Scaling.BATCH).append(" addresses per insert call, (a64) into one shared AV with the default rule\n")
             .append("(lowest free index) and (b64) each into a named AV of its own; efficiency = (a64) / (b64) of the same round:\n\n");
-        md.append("| writers P | (a64) shared AV, inserts/s | (b64) separate AVs, inserts/s | efficiency (a64)/(b64): median (lowest - highest) | target | result | check (a64) | check (b64) |\n")
+        md.append("| writers P | (a64) shared AV, inserts/s | (b64) separate AVs, inserts/s | efficiency (a64)/(b64): " +
+            "median (lowest - highest) | target | result | check (a64) | check (b64) |\n")
             .append("|---|---|---|---|---|---|---|---|\n");
         for (final int p : Scaling.BATCH_WRITERS)
         {
@@ -328,7 +331,8 @@ final class RoundsReport
     void growthSection(final StringBuilder md)
     {
         md.append("\n### Growth (issue 13 item 6)\n\n");
-        md.append("| operation | created with count 1M | created with count 1, grown to 1M | time grown / flat (above 1: the grown AV is slower): median (lowest - highest) |\n")
+        md.append("| operation | created with count 1M | created with count 1, grown to 1M | time grown / flat (above " +
+            "1: the grown AV is slower): median (lowest - highest) |\n")
             .append("|---|---|---|---|\n");
         if (!growth.ran())
         {

@@ -15,7 +15,6 @@ import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
-import org.shmav.shm.Processes;
 
 /**
  * {@code fi_av_open} of a named AV: creates the file ({@link SharedAvFile#create}) or attaches to it,

@@ -27,7 +27,8 @@ abstract class AvCommand
     {
         if (AvDirectory.create(root.directory(), root.directorySource()))
         {
-            err().println("shmav " + spec.commandLine().getCommandName() + ": created directory " + root.directory() + " (mode 0700; from " + root.directorySource() + ")");
+            err().println("shmav " + spec.commandLine().getCommandName() + ": created directory " +
+                root.directory() + " (mode 0700; from " + root.directorySource() + ")");
         }
         return directory();
     }

@@ -127,7 +127,8 @@ final class AvHexDump
                     " by attacher " + IndexWord.migrator(state)
                 : ""))));
         block(null, List.of(new Field(FREE_GROUPS_OFFSET, 8, "free-group marks (first word): " +
-            Text.count(markedGroups(), "group", "groups") + " of " + (1L << layout.freeGroupShift()) + " slots marked as maybe holding a FREE slot")));
+            Text.count(markedGroups(), "group", "groups") + " of " + (1L << layout.freeGroupShift()) + " slots marked " +
+                "as maybe holding a FREE slot")));
         for (int k = 0; k < layout.segments(); k++)
         {
             final int seg = segmentOffset(k);

@@ -108,7 +108,8 @@ final class JobFiles
                 closeQuietly(jobFile);
                 throw new FabricException("shmav_rank_open", e.joined() ? FiErrno.EBUSY : FiErrno.ETIMEDOUT, "rank " +
                     job.rank() + " (local rank " + job.localRank() + ") of job " + job.job() + " could not join AV '" +
-                    job.avName() + "'" + (e.joined() ? "" : " within " + timeout.toMillis() + " ms") + ": " + e.getMessage() + (e.joined() ? ". Two " +
+                    job.avName() + "'" + (e.joined() ? "" : " within " + timeout.toMillis() + " ms") + ": " +
+                        e.getMessage() + (e.joined() ? ". Two " +
                     "processes of this job have local rank " + job.localRank() + " here: ranks of two nodes share " +
                     job.directory() + "? Named AVs are node-local (shared memory): set " + JobVariables.DIR +
                     " to a node-local directory such as /dev/shm (or leave it unset)" : ". Stop that process, or give the " +

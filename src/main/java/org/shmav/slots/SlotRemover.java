@@ -4,7 +4,6 @@ import static org.shmav.shm.AttacherDescriptor.*;
 import static org.shmav.shm.SlotDescriptor.*;
 
 import org.shmav.FiErrno;
-import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
 

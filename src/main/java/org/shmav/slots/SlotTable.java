@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
-import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Liveness;
 import org.shmav.shm.Memory;

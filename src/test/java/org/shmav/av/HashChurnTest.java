@@ -26,7 +26,6 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
-import org.shmav.av.AddressVectorImpl;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.IndexWord;

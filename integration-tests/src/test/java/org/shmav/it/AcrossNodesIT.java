@@ -25,7 +25,8 @@ import org.shmav.launch.RingDemo;
  */
 class AcrossNodesIT
 {
-    private static final Pattern SELF = Pattern.compile("self (\\d+) host=(\\S+) local=(\\d+)/(\\d+) at=(\\d+) fiaddr=(\\d+) type=(\\S+) count=(\\d+)");
+    private static final Pattern SELF = Pattern.compile("self (\\d+) host=(\\S+) local=(\\d+)/(\\d+) at=(\\d+) " +
+        "fiaddr=(\\d+) type=(\\S+) count=(\\d+)");
     private static final Pattern VIEW = Pattern.compile("view (\\d+): ([\\d ]+)");
 
     @ParameterizedTest(name = "{0} -n {1} {2}")

@@ -11,11 +11,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -326,7 +324,8 @@ class CReaderIT
                 "layout version 1.1 is not supported: app=7.0 file=1.1 (written by an older shmav"),
             new Corruption("layout 5.0 (an older shmav: grows under a lock, each segment right after the last)",
                 putInt(8, 5 << 16), "layout version 5.0 is not supported: app=7.0 file=5.0 (written by an older shmav"),
-            new Corruption("layout 6.0 (an older shmav: waits on another writer's claim, knows no PUBLISHING or CANCELLED, takes a new range over a frozen grower's)",
+            new Corruption("layout 6.0 (an older shmav: waits on another writer's claim, knows no PUBLISHING or " +
+                "CANCELLED, takes a new range over a frozen grower's)",
                 putInt(8, 6 << 16), "layout version 6.0 is not supported: app=7.0 file=6.0 (written by an older shmav"),
             new Corruption("major version 8 (a newer shmav)", putInt(8, 8 << 16),
                 "layout version 8.0 is not supported: app=7.0 file=8.0 (written by a newer shmav"),

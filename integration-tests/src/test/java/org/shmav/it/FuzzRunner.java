@@ -371,7 +371,10 @@ public final class FuzzRunner
             case 5: put(out, AvFileDescriptor.CAPACITY_OFFSET, 8, Long.MAX_VALUE); what.append(" capacity=MAX"); return out;
             case 6: put(out, AvFileDescriptor.CAPACITY_OFFSET, 8, 1L << 28); what.append(" capacity=2^28"); return out;
             case 7: put(out, AvFileDescriptor.HASH_OFFSET_OFFSET, 8, base.length); what.append(" hashOffset=end"); return out;
-            case 8: put(out, AvFileDescriptor.segmentOffset(0) + AvFileDescriptor.SEGMENT_SLOTS_OFFSET, 8, base.length + 4096L); what.append(" slotsOffset>end"); return out;
+            case 8:
+                put(out, AvFileDescriptor.segmentOffset(0) + AvFileDescriptor.SEGMENT_SLOTS_OFFSET, 8, base.length + 4096L);
+                what.append(" slotsOffset>end");
+                return out;
             case 9: put(out, AvFileDescriptor.FILE_LENGTH_OFFSET, 8, base.length * 2L); what.append(" fileLength=2x"); return out;
             case 10: what.append(" truncate=0"); return new byte[0];
             case 11: what.append(" truncate=4096"); return java.util.Arrays.copyOf(base, 4096);

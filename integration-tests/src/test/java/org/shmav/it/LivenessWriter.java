@@ -30,7 +30,8 @@ import org.shmav.FiErrno;
  * stay in the AV when it exits, for the parent to check.
  *
  * <p>Arguments: directory, AV name, capacity, writer id (1..255), run time in ms, group access
- * ({@code true}/{@code false}), optionally a file: after the run time, it goes on until that file exists. Prints {@code started}, at most 20 {@code VIOLATION ...} lines, then
+ * ({@code true}/{@code false}), optionally a file: after the run time, it goes on until that file exists. Prints
+ * {@code started}, at most 20 {@code VIOLATION ...} lines, then
  * {@code RESULT writer=W ops=N violations=V reopens=R live=L}.
  */
 public final class LivenessWriter

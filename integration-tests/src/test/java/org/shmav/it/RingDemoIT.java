@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /** The README's first command, {@code scripts/avrun -n 4 --demo ring}, run for real. */
 class RingDemoIT
 {
-    private static final Pattern LISTENING = Pattern.compile("\\[(\\d+)] rank \\d+ of 4 \\(avrun\\) listening on (\\S+), published at fi_addr (\\d+)");
+    private static final Pattern LISTENING = Pattern.compile("\\[(\\d+)] rank \\d+ of 4 \\(avrun\\) listening on " +
+        "(\\S+), published at fi_addr (\\d+)");
     private static final Pattern NEXT = Pattern.compile("\\[(\\d+)] all 4 ranks in the AV; next is rank (\\d+) at (\\S+) \\(fi_addr (\\d+)\\)");
 
     @Test

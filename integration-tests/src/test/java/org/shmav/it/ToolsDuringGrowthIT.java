@@ -169,7 +169,8 @@ class ToolsDuringGrowthIT
             Files.createFile(stop);
             assertEquals(0, toggler.waitFor(WAIT), toggler.output());
             System.out.println("ToolsDuringGrowthIT: " + runs + " rounds of ls, show and " + READER_OPENS +
-                " FI_READ opens while a child extended and cut back the file: " + toggler.output().trim().replace('\n', ' ') + "; " + failures.size() +
+                " FI_READ opens while a child extended and cut back the file: " +
+                    toggler.output().trim().replace('\n', ' ') + "; " + failures.size() +
                 " failed");
         }
         assertEquals(List.of(), failures, runs + " rounds");
