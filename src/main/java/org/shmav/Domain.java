@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.shmav.av.DomainImpl;
-import org.shmav.av.HumanDuration;
 
 /**
  * A resource domain ({@code fi_domain}): the address format and options its AVs share, and the factory

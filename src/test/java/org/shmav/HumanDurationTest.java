@@ -1,4 +1,4 @@
-package org.shmav.av;
+package org.shmav;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

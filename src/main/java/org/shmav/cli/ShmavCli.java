@@ -7,7 +7,6 @@ import java.util.Map;
 
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
-import org.shmav.launch.ShmavVersion;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 
 import org.shmav.DomainAttr;
 import org.shmav.cli.CommandNames;
+import org.shmav.cli.ShmavVersion;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

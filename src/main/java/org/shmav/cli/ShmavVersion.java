@@ -1,7 +1,9 @@
-package org.shmav.launch;
+package org.shmav.cli;
+
+import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.AvFileDescriptor;
 
 import picocli.CommandLine.IVersionProvider;
-import org.shmav.shm.AvFileDescriptor;
 
 /** {@code --version} of avrun and shmav: the jar's Implementation-Version and the shm layout version. */
 public final class ShmavVersion implements IVersionProvider
@@ -12,9 +14,8 @@ public final class ShmavVersion implements IVersionProvider
         final String version = ShmavVersion.class.getPackage().getImplementationVersion();
         return new String[] {
             "${COMMAND-NAME} (shmav " + (version == null ? "development build" : version) + ")",
-            "AV file layout " + org.shmav.shm.AvFileDescriptor.VERSION_MAJOR + "." +
-                org.shmav.shm.AvFileDescriptor.VERSION_MINOR,
+            "AV file layout " + AvFileDescriptor.VERSION_MAJOR + "." + AvFileDescriptor.VERSION_MINOR,
             "Java " + Runtime.version(),
-            "lock files: " + org.shmav.shm.AvFileChannel.lockKind()};
+            "lock files: " + AvFileChannel.lockKind()};
     }
 }

@@ -1,16 +1,16 @@
-package org.shmav.av;
+package org.shmav;
 
 import java.time.Duration;
 
 /** Durations in messages as people write them ("250 ms", "1.5 s", "2 min 30 s"), not ISO-8601 ("PT1.5S"). */
-public final class HumanDuration
+final class HumanDuration
 {
     private HumanDuration()
     {
     }
 
     /** {@return {@code d} in the largest unit that keeps it readable: ms below 1 s, s (one decimal) below 1 min, then min and h} */
-    public static String of(final Duration d)
+    static String of(final Duration d)
     {
         final long ms = d.toMillis();
         if (ms < 1000)
