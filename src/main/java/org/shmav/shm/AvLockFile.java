@@ -147,7 +147,7 @@ public final class AvLockFile
      * process holds a lock in it (a writer of that AV, still running after the AV was removed under it,
      * or a creator making the AV anew). It holds an exclusive lock on every byte, through this JVM's
      * open file of it, while it checks that the name still leads to the file it locked and that the AV is
-     * still absent, and removes it: a creator holds its byte until its AV is published, and a remover of
+     * still absent, and removes it: a creator holds its byte until its AV is published and joined, and a remover of
      * the AV ({@link AvNameLock}) the same byte. With {@code dryRun}, only tells.
      *
      * @return true when it was (or would be) removed
