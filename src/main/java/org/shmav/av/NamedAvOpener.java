@@ -24,6 +24,8 @@ final class NamedAvOpener
 {
     /** Processes that can have one named AV open for writing at once. */
     static final int ATTACHERS_CAPACITY = 1024;
+    /** How long an open starts again while removers take the AV away under it. */
+    private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     private NamedAvOpener()
     {
@@ -43,27 +45,24 @@ final class NamedAvOpener
             throw invalid("createOnly and FI_READ exclude each other: a reader never creates a named AV");
         }
         Region region = null;
-        for (int attempt = 0; region == null; attempt++)
+        final long deadline = System.nanoTime() + RETRY_NANOS;
+        while (region == null)
         {
-            if (readOnly || (!attr.createOnly() && Files.exists(file, LinkOption.NOFOLLOW_LINKS)))
+            try
             {
-                try
-                {
-                    region = Region.of(SharedAvFile.attach(file, attr.name(), readOnly, attr.groupAccess()),
-                        readOnly ? Region.Role.READER : Region.Role.WRITER);
-                }
-                catch (final FabricException e)
-                {
-                    // the file vanished between the check and the open (unlinked): create it anew
-                    if (readOnly || e.errno() != FiErrno.ENOENT || attempt > 3)
-                    {
-                        throw e;
-                    }
-                }
+                region = readOnly || (!attr.createOnly() && Files.exists(file, LinkOption.NOFOLLOW_LINKS))
+                    ? Region.of(SharedAvFile.attach(file, attr.name(), readOnly, attr.groupAccess()),
+                        readOnly ? Region.Role.READER : Region.Role.WRITER)
+                    : create(domain, attr, file);
             }
-            else
+            catch (final FabricException e)
             {
-                region = create(domain, attr, file);
+                // The AV was removed between the look and the open, or between its open and its lock file's
+                // (a remover at work): open the name again, which creates it anew unless another creator has.
+                if (readOnly || e.errno() != FiErrno.ENOENT || System.nanoTime() - deadline > 0)
+                {
+                    throw e;
+                }
             }
         }
         try
@@ -90,8 +89,8 @@ final class NamedAvOpener
         NamedAvSize.checkRoom(file, attr.name(), layout);
         final long base = attr.mapAddr() != 0 ? attr.mapAddr() : generatedMapBase();
         final long avFlags = attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC);
-        return Region.of(SharedAvFile.create(file, attr.name(), layout, attr.groupAccess(), attr.createOnly(),
-            m -> Region.initialize(m, layout, base, avFlags, attr.rxCtxBits())), Region.Role.WRITER);
+        return SharedAvFile.create(file, attr.name(), layout, attr.groupAccess(), attr.createOnly(),
+            m -> Region.initialize(m, layout, base, avFlags, attr.rxCtxBits()), f -> Region.of(f, Region.Role.WRITER));
     }
 
     /** A random FI_AV_MAP base: fi_addr values of different AVs rarely look alike. */

@@ -16,6 +16,7 @@ import org.shmav.slots.Region;
 import org.shmav.shm.AvLockFile;
 import org.shmav.shm.CreatorLeftovers;
 import org.shmav.shm.FileIdentity;
+import org.shmav.shm.OlderLayout;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
 
@@ -83,6 +84,12 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             }
             catch (final CliException e)
             {
+                final OlderLayout.Found older = OlderLayout.probe(file);
+                if (older != null)
+                {
+                    collectOlder(dir, file, identity, older);
+                    continue;
+                }
                 others++;
                 out().println("left      " + file.getFileName() + ": not a shmav AV (" + e.getMessage() + ")");
                 continue;
@@ -177,6 +184,68 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             why = "joined " + Text.age(s.lastActivityMillis(), now) + " ago, within the grace period of " + graceSeconds + "s";
         }
         out().println("kept      " + s.name() + ": " + why);
+    }
+
+    /**
+     * An AV of an older layout, which no process of this version can open: removed once it is known that
+     * no process holds it and its file has not changed for the grace period (nothing of it is read past
+     * the header, so its last join is unknown); one whose liveness cannot be told is left to
+     * {@code shmav rm --force}.
+     */
+    private void collectOlder(final AvDirectory dir, final Path file, final FileIdentity identity,
+        final OlderLayout.Found older)
+    {
+        final String name = file.getFileName().toString();
+        final OlderLayout.Holders h = older.holders();
+        final long age = System.currentTimeMillis() - modified(file);
+        if (!h.known())
+        {
+            kept++;
+            out().println("kept      " + name + ": layout " + older.version() + ", whose liveness cannot be told (" +
+                h.unknownWhy() + "); once its processes are gone, 'shmav rm " + name + " --force' removes it");
+        }
+        else if (!h.none())
+        {
+            kept++;
+            out().println("kept      " + name + ": layout " + older.version() + ", open in " + (h.writerPids().size() +
+                (h.readers() ? " live writer(s) and FI_READ readers" : " live writer(s)")));
+        }
+        else if (age < graceSeconds * 1000)
+        {
+            kept++;
+            out().println("kept      " + name + ": layout " + older.version() + ", changed " +
+                Text.age(modified(file), System.currentTimeMillis()) + " ago, within the grace period of " +
+                graceSeconds + "s");
+        }
+        else if (!dryRun && !removeOlder(dir, name, identity))
+        {
+            return;
+        }
+        else
+        {
+            removed++;
+            out().println((dryRun ? "would remove " : "removed   ") + name + ": of the older layout " +
+                older.version() + ", which this version cannot open; no live process has it open");
+        }
+    }
+
+    private boolean removeOlder(final AvDirectory dir, final String name, final FileIdentity identity)
+    {
+        try
+        {
+            if (identity != null && SharedAvFile.unlink(dir.path(), name, identity))
+            {
+                return true;
+            }
+            kept++;
+            out().println("kept      " + name + ": removed or made anew by another process meanwhile");
+        }
+        catch (final FabricException e)
+        {
+            failures++;
+            out().println("failed    " + name + ": " + AvDirectory.reason(e));
+        }
+        return false;
     }
 
     /**

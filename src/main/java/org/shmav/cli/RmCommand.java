@@ -7,13 +7,17 @@ import java.util.stream.Collectors;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
+import org.shmav.shm.FileIdentity;
+import org.shmav.shm.OlderLayout;
+import org.shmav.shm.SharedAvFile;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code shmav rm NAME}: removes an AV's file, only when it is a valid shmav AV, and only when no live
+ * {@code shmav rm NAME}: removes an AV's file, only when it is a valid shmav AV (or one of an older layout,
+ * {@link OlderLayout}), and only when no live
  * process has it open unless {@code --force} (processes that have it open keep their mapping, but
  * anyone who opens the name afterwards gets a new, empty AV).
  */
@@ -30,11 +34,84 @@ final class RmCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
+    /**
+     * An AV of an older layout, which this version reads no further than its header: removed like any
+     * AV (by identity, with its lock file) when it is known that no process holds it, or with --force.
+     */
+    private Integer removeOlder(final AvDirectory dir, final Path file, final FileIdentity identity,
+        final OlderLayout.Found older)
+    {
+        final OlderLayout.Holders h = older.holders();
+        if (!force && !h.known())
+        {
+            throw new CliException(ExitCode.IN_USE, "AV '" + name + "' has the older layout " + older.version() +
+                ", and whether a process still has it open cannot be told: " + h.unknownWhy() + ". Once its " +
+                "processes are gone, 'shmav rm " + name + " --force' removes it");
+        }
+        if (!force && !h.none())
+        {
+            throw new CliException(ExitCode.IN_USE, "AV '" + name + "' (older layout " + older.version() +
+                ") is open in live process(es)" + (h.writerPids().isEmpty() ? "" : " " + h.writerPids().stream()
+                .map(String::valueOf).collect(Collectors.joining(","))) + (h.readers() ? (h.writerPids().isEmpty()
+                ? "" : " and") + " of FI_READ readers" : "") + ": stop them, then 'shmav rm " + name +
+                "' removes it (--force removes it anyway)");
+        }
+        try
+        {
+            if (identity == null || !SharedAvFile.unlink(dir.path(), name, identity))
+            {
+                throw new CliException(ExitCode.NOT_FOUND, "AV '" + name + "' was removed or made anew by another " +
+                    "process before it could be removed");
+            }
+        }
+        catch (final FabricException e)
+        {
+            throw AvDirectory.asCliException(file, e);
+        }
+        if (json)
+        {
+            final java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("av", name);
+            m.put("file", file.toString());
+            m.put("removed", true);
+            m.put("count", null);
+            m.put("forced", !h.none());
+            m.put("layout", older.version());
+            out().println(Json.write(m));
+        }
+        else
+        {
+            out().println("removed AV '" + name + "' (" + file + ", of the older layout " + older.version() + ")");
+        }
+        return ExitCode.OK.code;
+    }
+
+    private void unlink(final AvDirectory dir, final Path file)
+    {
+        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir.path()).build()))
+        {
+            if (!domain.unlinkAv(name))
+            {
+                throw new CliException(ExitCode.NOT_FOUND, "AV '" + name + "' vanished before it could be removed");
+            }
+        }
+        catch (final FabricException e)
+        {
+            throw AvDirectory.asCliException(file, e);
+        }
+    }
+
     @Override
     public Integer call()
     {
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name);
+        final FileIdentity identity = FileIdentity.of(file); // before the look: the removal takes this file only
+        final OlderLayout.Found older = OlderLayout.probe(file);
+        if (older != null)
+        {
+            return removeOlder(dir, file, identity, older);
+        }
         AvSnapshot read;
         String damage = null;
         try
@@ -61,17 +138,7 @@ final class RmCommand extends AvCommand implements Callable<Integer>
                 (s.readers() ? (s.liveAttachers() > 0 ? " and" : "") + " of FI_READ readers" : "") +
                 "; --force removes it anyway");
         }
-        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir.path()).build()))
-        {
-            if (!domain.unlinkAv(name))
-            {
-                throw new CliException(ExitCode.NOT_FOUND, "AV '" + name + "' vanished before it could be removed");
-            }
-        }
-        catch (final FabricException e)
-        {
-            throw AvDirectory.asCliException(file, e);
-        }
+        unlink(dir, file);
         if (json)
         {
             final java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();

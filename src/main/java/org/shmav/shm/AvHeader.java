@@ -65,6 +65,9 @@ final class AvHeader
         m.putLong(segmentOffset(k) + SEGMENT_HASH_OFFSET, l.segmentHashOffset(k));
     }
 
+    /** The command that removes an AV of an older layout; callers put the AV's name for NAME. */
+    static final String OLDER_RM = "shmav rm NAME";
+
     /**
      * Reads and checks the layout of a ready region as {@code segments} segments, a value of
      * {@code segmentCount} the caller loaded (acquire) before it learnt the file's size
@@ -97,7 +100,9 @@ final class AvHeader
                 " is not supported: app=" + VERSION_MAJOR + "." + VERSION_MINOR + " file=" + (version >>> 16) + "." +
                 (version & 0xFFFF) + (version >>> 16 < VERSION_MAJOR
                     ? " (written by an older shmav, which cannot follow this one's growth or liveness: stop its " +
-                        "processes, remove the AV with 'shmav rm' and create it again)"
+                        "processes, remove the AV with '" + OLDER_RM + (version >>> 16 < OlderLayout.LIVENESS_SINCE_MAJOR
+                        ? " --force' (whether that layout's processes are gone cannot be told)" : "'") +
+                        " and create it again)"
                     : " (written by a newer shmav: use that version in every process of the job)"));
         }
         check(m.getInt(HEADER_LENGTH_OFFSET) == HEADER_LENGTH, "headerLength", m.getInt(HEADER_LENGTH_OFFSET));

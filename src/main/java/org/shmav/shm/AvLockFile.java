@@ -147,7 +147,7 @@ public final class AvLockFile
      * process holds a lock in it (a writer of that AV, still running after the AV was removed under it,
      * or a creator making the AV anew). It holds an exclusive lock on every byte, through this JVM's
      * open file of it, while it checks that the name still leads to the file it locked and that the AV is
-     * still absent, and removes it: a creator holds its byte until its AV is published, and a remover of
+     * still absent, and removes it: a creator holds its byte until its AV is published and joined, and a remover of
      * the AV ({@link AvNameLock}) the same byte. With {@code dryRun}, only tells.
      *
      * @return true when it was (or would be) removed
@@ -242,22 +242,32 @@ public final class AvLockFile
         }
     }
 
+    /**
+     * Judges the attributes {@code a} read of the lock file (one look: a second one could meet a file
+     * removed meanwhile and take it for another kind). No link left is a file removed since it was looked
+     * up: NoSuchFileException, as if it had not been found.
+     */
     static void checkShape(final Path lock, final String name, final Map<String, Object> a)
         throws NoSuchFileException
     {
-        if (!Files.exists(lock, LinkOption.NOFOLLOW_LINKS))
-        {
-            throw new NoSuchFileException(lock.toString());
-        }
-        if (Files.isSymbolicLink(lock) || !Files.isRegularFile(lock, LinkOption.NOFOLLOW_LINKS))
+        if (((Integer)a.get("mode") & S_IFMT) != S_IFREG)
         {
             throw broken(name, lock, "it is not a regular file");
         }
-        if (((Number)a.get("nlink")).intValue() != 1)
+        final int links = ((Number)a.get("nlink")).intValue();
+        if (links == 0)
+        {
+            throw new NoSuchFileException(lock.toString());
+        }
+        if (links != 1)
         {
             throw broken(name, lock, "it has other names (hard links)");
         }
     }
+
+    /** The file-type bits of {@code st_mode}, and their value for a regular file. */
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
 
     static Map<String, Object> attributes(final Path lock) throws IOException
     {

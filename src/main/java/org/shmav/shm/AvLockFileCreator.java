@@ -22,6 +22,9 @@ import org.shmav.FiErrno;
  */
 public final class AvLockFileCreator
 {
+    /** How long a creator starts its lock file again while removers of the name take it away. */
+    private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
     private AvLockFileCreator()
     {
     }
@@ -38,7 +41,8 @@ public final class AvLockFileCreator
     {
         final Path lock = AvLockFile.of(avFile);
         final int mode = AvLockFile.modeFor(AvLockFile.toBits(avMode));
-        for (int attempt = 0; ; attempt++)
+        final long deadline = System.nanoTime() + RETRY_NANOS;
+        while (true)
         {
             try
             {
@@ -56,9 +60,11 @@ public final class AvLockFileCreator
             {
                 throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
             }
-            if (attempt == 5)
+            if (System.nanoTime() - deadline > 0)
             {
-                throw AvLockFile.broken(name, lock, "it keeps being removed while the AV is created");
+                throw new FabricException("fi_av_open", FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
+                    name + "' kept being removed for 5 s while this process created the AV (removers of the name " +
+                    "at work): try again");
             }
         }
     }
@@ -107,8 +113,16 @@ public final class AvLockFileCreator
             }
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
         }
-        final Object now = Files.exists(lock, LinkOption.NOFOLLOW_LINKS) ? AvLockFile.attributes(lock) : null;
-        if (now instanceof Map<?, ?> n && n.get("ino").equals(a.get("ino")) && n.get("dev").equals(a.get("dev")))
+        Map<String, Object> n;
+        try
+        {
+            n = AvLockFile.attributes(lock);
+        }
+        catch (final IOException e)
+        {
+            n = null; // removed meanwhile (as stale, or by a remover of the AV that had it)
+        }
+        if (n != null && n.get("ino").equals(a.get("ino")) && n.get("dev").equals(a.get("dev")))
         {
             m.putLong(AvFileDescriptor.LOCK_FILE_INODE_OFFSET, ((Number)a.get("ino")).longValue());
             m.putLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET, ((Number)a.get("dev")).longValue());

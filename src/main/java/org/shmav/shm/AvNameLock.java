@@ -18,7 +18,7 @@ import org.shmav.FiErrno;
  * the name {@code .shmav-lock.<name>} leads to when it is taken.
  *
  * <p>Why it is enough: a creator holds that byte shared from the moment it checks that its lock file is
- * the one under the name until its AV is published (or it attached to the winner's); and the lock file
+ * the one under the name until it has attached to its AV, or to the winner's, as a writer; and the lock file
  * under the name is only ever removed under this lock or under an exclusive lock of all its bytes
  * (gc's orphan removal, a creator's removal of a stale one), which conflict with it. So while it is held,
  * no AV can be published under the name and the lock-file name leads to the file locked: a file found

@@ -23,7 +23,8 @@ final class AvRemover
     static volatile Runnable betweenRemovals;
 
     /**
-     * Removes AV {@code name} of {@code dir}, when it is a valid shmav AV (and, when {@code expected} is
+     * Removes AV {@code name} of {@code dir}, when it is a valid shmav AV or an AV of an older layout
+     * ({@link OlderLayout}; whether a process holds it is the caller's question) (and, when {@code expected} is
      * given, the very file a caller checked), and then its lock file, if it is the one the AV names. Both
      * are removed by identity under the name's lock ({@link AvNameLock}): a file that a newer AV of the
      * name uses is never removed, however long this process is delayed. False when there was no such
@@ -59,7 +60,24 @@ final class AvRemover
         }
         catch (final AvLayout.LayoutException e)
         {
-            throw SharedAvFile.invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV, so it was left alone: " + e.getMessage());
+            // An AV of an older layout is still an AV: removed the same way, with its lock file (since 4.0 the
+            // header names it at the same offsets). One of a newer layout is the newer shmav's to remove.
+            final Memory header = SharedAvFile.mapHeader(ch, file, name, true, "fi_av_unlink");
+            final int major = OlderLayout.olderMajor(header);
+            if (major > 0)
+            {
+                try
+                {
+                    return removeChecked(file, name, ch, expected,
+                        major >= OlderLayout.LIVENESS_SINCE_MAJOR ? FileIdentity.lockFileOf(header) : null);
+                }
+                catch (final IOException io)
+                {
+                    throw SharedAvFile.ioFailure("fi_av_unlink", name, file, io);
+                }
+            }
+            throw SharedAvFile.invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV of this or an older " +
+                "layout, so it was left alone: " + e.getMessage());
         }
         catch (final IOException e)
         {

@@ -54,7 +54,8 @@ public final class SegmentFile
         }
         catch (final AvLayout.LayoutException e)
         {
-            throw new FabricException(call, e.errno(), what + ": " + e.getMessage());
+            throw new FabricException(call, e.errno(), what + ": " + e.getMessage().replace(AvHeader.OLDER_RM,
+                "shmav rm " + file.path().getFileName()));
         }
         catch (final IOException e)
         {

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
@@ -154,10 +155,13 @@ public final class SharedAvFile
      * creator holds the file's creator lock byte while it builds, so that {@code shmav gc} can tell a
      * dead creator's leftover from a file being built. With {@code exclusive}, a name that exists
      * already is FI_EEXIST; without, the existing file (another creator won) is attached instead.
-     * Returns the mapping of the file now under the name, checked like any attach.
+     * Returns what {@code use} makes of the mapping of the file now under the name, checked like any
+     * attach: it runs while this creator still holds the lock file's creator byte, so that no remover can
+     * take the AV (or its lock file) away between the link and the caller's joining it as a writer
+     * (shm-layout.md, WRITER'S CHECKLIST, Create, step 4).
      */
-    public static Mapped create(final Path file, final String name, final AvLayout layout, final boolean groupAccess,
-        final boolean exclusive, final Consumer<Memory> fill)
+    public static <R> R create(final Path file, final String name, final AvLayout layout, final boolean groupAccess,
+        final boolean exclusive, final Consumer<Memory> fill, final Function<Mapped, R> use)
     {
         if (layout.fileLength() > MAX_FILE_LENGTH)
         {
@@ -195,7 +199,7 @@ public final class SharedAvFile
                 built.close(); // before the attach: this file is not the one under the name
                 built = null;
             }
-            return attach(file, name, false, groupAccess); // joins built, the same file, when the link was ours
+            return use.apply(attach(file, name, false, groupAccess)); // joins built, the same file, when the link was ours
         }
         catch (final IOException e)
         {

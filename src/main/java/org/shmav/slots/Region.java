@@ -3,6 +3,8 @@ package org.shmav.slots;
 import static org.shmav.shm.AvFileDescriptor.*;
 
 import java.nio.ByteBuffer;
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileChannel;
 import org.shmav.shm.AvLayout;
@@ -122,6 +124,19 @@ public final class Region
             locks = role == Role.WRITER
                 ? AvLockFile.openForWriter(file.file().path(), file.file().path().getFileName().toString(), file.memory())
                 : AvLockFile.openForProbe(file.file().path());
+        }
+        catch (final FabricException e)
+        {
+            // Removed while it was opened: the lock file went with the AV (or a new AV's took its name).
+            // That is no broken lock file, but an AV that is gone: the opener looks at the name again.
+            final boolean removed = role == Role.WRITER && !file.file().isNamedBy(file.file().path());
+            file.file().close();
+            if (removed && (e.errno() == FiErrno.EIO || e.errno() == FiErrno.ENOENT))
+            {
+                throw new FabricException("fi_av_open", FiErrno.ENOENT, "named AV '" + file.file().path().getFileName() +
+                    "' was removed while it was opened", e);
+            }
+            throw e;
         }
         catch (final RuntimeException | Error e)
         {
