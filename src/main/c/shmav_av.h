@@ -95,7 +95,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
 
 #define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
-#define SHMAV_VERSION_MAJOR       7u
+#define SHMAV_VERSION_MAJOR       8u
 #define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
 /* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
