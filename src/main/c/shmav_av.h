@@ -52,12 +52,12 @@
  *     if (shmav_av_lookup(&av, fi_addr, addr, &len) == 0) { ... }      like fi_av_lookup
  *     uint64_t found;
  *     if (shmav_av_reverse_lookup(&av, addr, len, &found) == 0 && found != SHMAV_FI_ADDR_NOTAVAIL) { ... }
- *     uint32_t n = shmav_av_count(&av);                                 entries valid now
+ *     uint32_t n = shmav_av_count(&av);                                 entries now (committed or VALID)
  *     shmav_av_close(&av);
  *
  * Lookups are lock-free seqlock reads (shm-layout.md, CONCURRENCY, Lookup): acquire load of the
- * slot's state word, copy, acquire fence, load the state word again, retry if the state or the
- * generation changed. Writers in other processes (Java) may insert, remove and grow concurrently.
+ * slot's state word (an entry: committed or VALID with references), copy, acquire fence, load the
+ * state word again, retry unless it is still an entry of the same generation. Writers in other processes (Java) may insert, remove and grow concurrently.
  *
  * Thread-safety: one shmav_av is used by one thread at a time (give each thread its own, or a lock):
  * following a growth replaces the mapping, and the old one is unmapped at once, which is safe because
@@ -95,7 +95,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 /* ---- constants: the values of org.shmav.shm.* (shm-layout.md, LAYOUT) -------------------- */
 
 #define SHMAV_MAGIC               0x76612d76616d6873ULL /* "shmav-av" read as a little-endian u64 */
-#define SHMAV_VERSION_MAJOR       7u
+#define SHMAV_VERSION_MAJOR       8u
 #define SHMAV_VERSION_MINOR       0u
 #define SHMAV_HEADER_LENGTH       4096u
 /* Header byte every reader holds a shared record lock on while it has the AV open (shm-layout.md). */
@@ -169,11 +169,16 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_SLOT_VALID            2
 #define SHMAV_SLOT_REMOVING         3
 /* layout 7: a claim its owner committed (filled, indexed, counted): any writer publishes it; and a
- * claim another inserter of the same address cancelled before the commit: never published. Neither is
- * an entry: a reader, like this one, takes only VALID slots with references. */
+ * claim another inserter of the same address cancelled before the commit: never published. Since
+ * layout 8 a committed (PUBLISHING) slot is an entry to every reader, as a VALID one with references
+ * is, and the count counts it (shm-layout.md, Count): a CANCELLED one is not. */
 #define SHMAV_SLOT_PUBLISHING       4
 #define SHMAV_SLOT_CANCELLED        5
 #define SHMAV_SLOT_PAYLOAD_MASK     (0xffffffffULL << 4) /* references; the rest is state and generation */
+#define SHMAV_SLOT_GENERATION_SHIFT 36
+/* journal fields (AttacherDescriptor): delta (i32, bits 32..63), slot + 1 (bits 2..31), op (bits 0..1) */
+#define SHMAV_JOURNAL_OP_PUBLISH    1u
+#define SHMAV_JOURNAL_OP_REMOVE     2u
 
 /* dedup index (DedupIndex, IndexWord; layout 5). Segment k's hash section holds SHMAV_HASH_AREAS
  * areas of hashBuckets(k) u64 buckets each, area 1 right after area 0. */
@@ -880,6 +885,22 @@ static inline uint64_t shmav_av_index(shmav_av *av, uint64_t fi_addr)
     return shmav__reach(av, index) == 0 ? index : UINT64_MAX;
 }
 
+/**
+ * SlotDescriptor.isEntry: the state word is an entry to readers, committed (PUBLISHING: its bytes are
+ * complete, indexed and counted) or VALID with at least one reference.
+ */
+static inline int shmav__is_entry(uint64_t word)
+{
+    return (word & 0xf) == SHMAV_SLOT_PUBLISHING ||
+        ((word & 0xf) == SHMAV_SLOT_VALID && (word & SHMAV_SLOT_PAYLOAD_MASK) != 0);
+}
+
+/** SlotDescriptor.sameEntry: after is still an entry of before's incarnation (PUBLISHING then VALID is one). */
+static inline int shmav__same_entry(uint64_t before, uint64_t after)
+{
+    return shmav__is_entry(after) && (before >> SHMAV_SLOT_GENERATION_SHIFT) == (after >> SHMAV_SLOT_GENERATION_SHIFT);
+}
+
 /** map_addr[index] (acquire): the slot's fi_addr while VALID, else FI_ADDR_NOTAVAIL; a hint, not a lookup. */
 static inline uint64_t shmav_av_map_entry(shmav_av *av, uint64_t index)
 {
@@ -905,9 +926,9 @@ static inline int shmav_av_lookup_index_r(shmav_av *av, uint64_t index, void *ad
     {
         /* Acquire: synchronises with the publishing CAS, so the bytes written before it are seen. */
         const uint64_t before = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_acquire);
-        if ((before & 0xf) != SHMAV_SLOT_VALID || (before & SHMAV_SLOT_PAYLOAD_MASK) == 0)
+        if (!shmav__is_entry(before))
         {
-            return -EINVAL; /* not VALID, or VALID with no reference: not an entry */
+            return -EINVAL; /* neither committed nor VALID with a reference: not an entry */
         }
         const uint32_t len = shmav__load32(av->base, slot + SHMAV_SLOT_ADDR_LEN, memory_order_relaxed);
         /* Bound the copy by the header's addrLen: a corrupt slot never makes us read past it. */
@@ -920,9 +941,10 @@ static inline int shmav_av_lookup_index_r(shmav_av *av, uint64_t index, void *ad
         /* The copy above is complete before the state word is read again. */
         atomic_thread_fence(memory_order_acquire);
         const uint64_t after = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_relaxed);
-        if (((before ^ after) & ~SHMAV_SLOT_PAYLOAD_MASK) != 0)
+        if (!shmav__same_entry(before, after))
         {
-            /* State or generation changed (a reference count change does not matter): copy again. */
+            /* Not an entry of the same generation any more (a reference count change, or the publish of
+             * a committed slot, does not matter: the bytes stay): copy again. */
             if (retries != NULL)
             {
                 (*retries)++;
@@ -1035,13 +1057,13 @@ static inline uint64_t shmav__hash(const unsigned char *a, uint32_t len, uint64_
     return h ^ (h >> 29);
 }
 
-/** SlotReader.isValidWithKey: slot index (in view) is VALID, referenced, and holds exactly this key. */
+/** SlotReader.isValidWithKey: slot index (in view) is an entry (committed, or VALID and referenced) holding exactly this key. */
 static inline int shmav__valid_with_key(const shmav_av *av, uint64_t index, const unsigned char *a, uint32_t len,
     uint64_t auth_key)
 {
     const uint64_t slot = shmav__slot(av, index);
     const uint64_t s = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_acquire);
-    if ((s & 0xf) != SHMAV_SLOT_VALID || (s & SHMAV_SLOT_PAYLOAD_MASK) == 0 ||
+    if (!shmav__is_entry(s) ||
         shmav__load32(av->base, slot + SHMAV_SLOT_ADDR_LEN, memory_order_relaxed) != len ||
         shmav__load64(av->base, slot + SHMAV_SLOT_AUTH_KEY, memory_order_relaxed) != auth_key)
     {
@@ -1059,7 +1081,7 @@ static inline int shmav__valid_with_key(const shmav_av *av, uint64_t index, cons
     /* The comparison above is complete before the state word is read again: the same incarnation. */
     atomic_thread_fence(memory_order_acquire);
     const uint64_t after = shmav__load64(av->base, slot + SHMAV_SLOT_STATE, memory_order_relaxed);
-    return ((s ^ after) & ~SHMAV_SLOT_PAYLOAD_MASK) == 0;
+    return shmav__same_entry(s, after);
 }
 
 /* indexState fields (IndexWord). */
@@ -1236,15 +1258,60 @@ static inline int shmav_av_reverse_lookup(shmav_av *av, const void *addr, size_t
 }
 
 /**
- * Entries valid now: the sum of the journal deltas of attacher entries 0 .. attachersHighWater - 1
- * (the high water clamped to attachersCapacity, as the Java count does). The deltas are signed
- * 32-bit and summed modulo 2^32: one attacher's delta may wrap while the AV's true count, below
- * 2^31, is still exact. The sum, read as a signed 32-bit number, is clamped at 0, as Attachers.count
- * does: a sum caught between a removal and the publish it undoes reads 0, not -1 (or 2^32 - 1). The
- * sum is not atomic: while writers insert and remove, it is the count of some interleaving of their
- * journals. Never above INT32_MAX.
+ * Attacher a's part of the count (EntryCount.share): its journal delta, and its operation in flight
+ * once readers see it. A journal naming a publish counts its slot unless the slot is still the owner's
+ * uncommitted claim (CLAIMED or CANCELLED by a); one naming a removal stops counting it once the slot
+ * is REMOVING by a. The slot is taken only if the journal did not change while it was read (8 tries,
+ * then the delta alone). A slot past the view follows the AV's growth first.
  */
-static inline uint32_t shmav_av_count(const shmav_av *av)
+static inline int32_t shmav__count_share(shmav_av *av, uint64_t a)
+{
+    const uint64_t at = av->attachers_offset + a * SHMAV_ATTACHER_LENGTH + SHMAV_ATTACHER_JOURNAL;
+    uint64_t j = shmav__load64(av->base, at, memory_order_acquire);
+    for (int tries = 0; tries < 8; tries++)
+    {
+        const uint32_t op = (uint32_t)(j & 3);
+        const int32_t delta = (int32_t)(uint32_t)(j >> 32);
+        if (op != SHMAV_JOURNAL_OP_PUBLISH && op != SHMAV_JOURNAL_OP_REMOVE)
+        {
+            return delta;
+        }
+        const uint64_t index = ((j & 0xffffffffULL) >> 2) - 1;
+        if ((j & 0xffffffffULL) >> 2 == 0 || shmav__reach(av, index) != 0)
+        {
+            return delta; /* a damaged journal, or a growth that could not be followed */
+        }
+        const uint64_t s = shmav__load64(av->base, shmav__slot(av, index) + SHMAV_SLOT_STATE, memory_order_acquire);
+        const uint64_t again = shmav__load64(av->base, at, memory_order_acquire);
+        if (again == j)
+        {
+            const int owners = ((s & SHMAV_SLOT_PAYLOAD_MASK) >> 4) == a;
+            const uint64_t st = s & 0xf;
+            if (op == SHMAV_JOURNAL_OP_PUBLISH)
+            {
+                return (int32_t)((uint32_t)delta +
+                    (owners && (st == SHMAV_SLOT_CLAIMED || st == SHMAV_SLOT_CANCELLED) ? 0u : 1u));
+            }
+            return (int32_t)((uint32_t)delta - (owners && st == SHMAV_SLOT_REMOVING ? 1u : 0u));
+        }
+        j = again;
+    }
+    return (int32_t)(uint32_t)(j >> 32);
+}
+
+/**
+ * Entries now, by the readers' rule (shm-layout.md, Count): the number of slots that are committed or
+ * VALID with references, exactly what shmav_av_lookup and shmav_av_reverse_lookup find, whatever
+ * state a writer stopped in. The sum over attacher entries 0 .. attachersHighWater - 1 (the high water
+ * clamped to attachersCapacity, as the Java count does) of each entry's journal delta, corrected for its
+ * operation in flight (shmav__count_share). The deltas are signed 32-bit and summed modulo 2^32: one
+ * attacher's delta may wrap while the AV's true count, below 2^31, is still exact. The sum, read as a
+ * signed 32-bit number, is clamped at 0, as the Java count does. The sum is not atomic: while writers
+ * insert and remove, it is the count of some interleaving of their operations; with no removals
+ * running, a count of n means n entries can be looked up from then on. Never above INT32_MAX. May map
+ * the AV again to follow its growth (a journal naming a slot of a new segment), as a lookup may.
+ */
+static inline uint32_t shmav_av_count(shmav_av *av)
 {
     /* Java reads the high water as a signed long: a value with bit 63 set is negative and sums nothing. */
     const int64_t stored_high_water =
@@ -1257,9 +1324,7 @@ static inline uint32_t shmav_av_count(const shmav_av *av)
     uint32_t sum = 0;
     for (uint64_t a = 0; a < (uint64_t)high_water; a++)
     {
-        const uint64_t journal = shmav__load64(av->base,
-            av->attachers_offset + a * SHMAV_ATTACHER_LENGTH + SHMAV_ATTACHER_JOURNAL, memory_order_acquire);
-        sum += (uint32_t)(journal >> 32);
+        sum += (uint32_t)shmav__count_share(av, a);
     }
     return sum > (uint32_t)INT32_MAX ? 0 : sum; /* negative as an i32: clamped at 0 */
 }

@@ -202,13 +202,13 @@ final class Fixture
         return SlotDescriptor.state(word) == SlotDescriptor.VALID ? SlotDescriptor.payload(word) : 0;
     }
 
-    /** count() when it agrees with the number of VALID slots, else -100 - count(). */
+    /** count() when it agrees with the number of entries (committed or VALID slots), else -100 - count(). */
     long checkedCount()
     {
         long valid = 0;
         for (long i = 0; i < table.capacity(); i++)
         {
-            if (SlotDescriptor.state(table.stateWord(i)) == SlotDescriptor.VALID)
+            if (SlotDescriptor.isEntry(table.stateWord(i)))
             {
                 valid++;
             }

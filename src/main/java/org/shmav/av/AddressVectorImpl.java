@@ -16,6 +16,7 @@ import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
+import org.shmav.slots.SlotTable;
 
 /**
  * The {@link AddressVector} of both kinds: a private AV over a {@link Region} in process memory that
@@ -345,7 +346,15 @@ public final class AddressVectorImpl implements AddressVector
     public long count()
     {
         checkOpen("shmav_av_count");
-        return faults.guarded("shmav_av_count", () -> regions.current().table().count());
+        return faults.guarded("shmav_av_count", () ->
+        {
+            long count = regions.current().table().count();
+            while (count == SlotTable.STALE_VIEW) // a journal names a slot of a growth not mapped yet
+            {
+                count = regions.follow("shmav_av_count").table().count();
+            }
+            return count;
+        });
     }
 
     @Override

@@ -206,7 +206,7 @@ final class AvHexDump
         final int len = m.getInt(at + SlotDescriptor.ADDR_LEN_OFFSET);
         final int state = SlotDescriptor.state(word);
         final String payload = state == SlotDescriptor.VALID ? "refs " + SlotDescriptor.payload(word)
-            : "owner attacher[" + SlotDescriptor.payload(word) + "]";
+            : "owner attacher[" + SlotDescriptor.payload(word) + "]" + (state == SlotDescriptor.PUBLISHING ? ", committed: an entry" : "");
         final List<Field> f = new ArrayList<>();
         f.add(new Field(at + SlotDescriptor.STATE_OFFSET, 8, "state " + SlotDescriptor.stateName(state) + ", " + payload +
             ", generation " + SlotDescriptor.generation(word)));

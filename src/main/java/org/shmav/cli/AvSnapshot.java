@@ -85,7 +85,7 @@ record AvSnapshot(
             {
                 inFlight.add(new InFlight(i, SlotDescriptor.stateName(state), (int)SlotDescriptor.payload(word)));
             }
-            if (state != SlotDescriptor.VALID)
+            if (!SlotDescriptor.isEntry(word)) // a committed slot is an entry, as to every reader and the count
             {
                 continue;
             }
@@ -96,11 +96,18 @@ record AvSnapshot(
             }
         }
         return new AvSnapshot(name, file, layout, m.getIntAcquire(VERSION_OFFSET), m.getLong(MAP_ADDR_BASE_OFFSET),
-            m.getLong(CREATED_MILLIS_OFFSET), m.getLong(CREATOR_PID_OFFSET), table.changes(), table.count(),
+            m.getLong(CREATED_MILLIS_OFFSET), m.getLong(CREATOR_PID_OFFSET), table.changes(), count(table, entries),
             attachers(m, layout, region.liveness()), entries, inFlight, readersPresent(region));
     }
 
-    /** The entry at VALID slot {@code i}, or null when it went away while being read. */
+    /** The count; a journal naming a slot of a growth this snapshot did not map: the entries it found. */
+    private static long count(final SlotTable table, final List<Entry> entries)
+    {
+        final long count = table.count();
+        return count == SlotTable.STALE_VIEW ? entries.size() : count;
+    }
+
+    /** The entry at slot {@code i} (committed or VALID), or null when it went away while being read. */
     static Entry entry(final Region region, final long i, final long word, final ByteBuffer addr)
     {
         final SlotTable table = region.table();
@@ -114,7 +121,8 @@ record AvSnapshot(
         addr.limit(len);
         final String text = Addresses.straddr(region.layout().addrFormat(), addr);
         final long fiAddr = region.layout().avType() == org.shmav.AvType.MAP ? region.storedMapBase() + i : i;
-        return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, SlotDescriptor.payload(word));
+        final long refs = SlotDescriptor.state(word) == SlotDescriptor.VALID ? SlotDescriptor.payload(word) : 1; // committed: its owner's
+        return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, refs);
     }
 
     private static List<Attacher> attachers(final Memory m, final AvLayout layout, final Liveness liveness)

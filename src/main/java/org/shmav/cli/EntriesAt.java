@@ -35,7 +35,7 @@ final class EntriesAt
                     continue;
                 }
                 final long word = region.table().stateWord(index);
-                if (SlotDescriptor.state(word) == SlotDescriptor.VALID && SlotDescriptor.payload(word) > 0)
+                if (SlotDescriptor.isEntry(word)) // committed or VALID, as every reader and the count take it
                 {
                     entries[i] = AvSnapshot.entry(region, index, word, addr);
                 }

@@ -73,6 +73,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
     {
         Region region = first;
         long changes = region.table().changes();
+        long count = region.table().count();
         diff(region, false);
         if (json)
         {
@@ -88,10 +89,15 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         while (System.nanoTime() - deadline < 0)
         {
             Thread.sleep(intervalMillis);
-            final long now = region.table().changes(); // read before the scan: a change during it is seen next time
-            if (now != changes)
+            // Read before the scan: a change during it is seen next time. The count moves when readers see
+            // an entry come or go; the change counter only when its writer counts it, which a writer
+            // stopped right after its commit or its removal's CAS has not done yet.
+            final long now = region.table().changes();
+            final long entries = region.table().count();
+            if (now != changes || entries != count)
             {
                 changes = now;
+                count = entries;
                 region = region.follow("shmav watch", name); // the AV may have grown: see its new segments
                 diff(region, true);
             }
@@ -120,7 +126,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         for (long i = 0; i < region.layout().capacity(); i++)
         {
             final long word = table.stateWord(i);
-            final boolean valid = SlotDescriptor.state(word) == SlotDescriptor.VALID && SlotDescriptor.payload(word) > 0;
+            final boolean valid = SlotDescriptor.isEntry(word); // committed or VALID: an entry to every reader
             final AvSnapshot.Entry before = seen.get(i);
             if (before != null && (!valid || before.generation() != SlotDescriptor.generation(word)))
             {

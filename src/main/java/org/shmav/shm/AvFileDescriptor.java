@@ -74,7 +74,7 @@ public final class AvFileDescriptor
     /** "shmav-av" in ASCII, read as a little-endian u64. */
     public static final long MAGIC = 0x76612d76616d6873L;
     /** Layout major version: a file of another major version is refused. */
-    public static final int VERSION_MAJOR = 7;
+    public static final int VERSION_MAJOR = 8;
     /** Layout minor version: additions that older readers may ignore. */
     public static final int VERSION_MINOR = 0;
     /** The version word: major in the high 16 bits, minor in the low 16. Never 0. */

@@ -31,6 +31,11 @@ package org.shmav.shm;
  * reader that sees the same generation and VALID before and after copying has an untorn copy. A
  * PUBLISHING slot is committed: its bytes are complete and indexed, and any writer may publish it;
  * a CANCELLED one will never be published, and only its owner (or the owner's recoverer) frees it.
+ *
+ * <p>Readers' rule (layout 8, shm-layout.md, Count): a slot is an <em>entry</em> from its commit to its
+ * removal, that is while PUBLISHING or VALID with a reference ({@link #isEntry}); every reader (lookup,
+ * reverse lookup, iteration, tools, the C reader) and the count agree on that one predicate, so that
+ * nobody waits for a writer stopped between its commit and its publish.
  */
 public final class SlotDescriptor
 {
@@ -101,6 +106,25 @@ public final class SlotDescriptor
     public static long word(final int state, final long payload, final long generation)
     {
         return ((generation & GENERATION_MASK) << GENERATION_SHIFT) | (payload << PAYLOAD_SHIFT) | state;
+    }
+
+    /**
+     * True when {@code word} is an entry to readers: committed (PUBLISHING: complete, indexed, counted,
+     * publishable by anyone) or VALID with at least one reference.
+     */
+    public static boolean isEntry(final long word)
+    {
+        final int state = state(word);
+        return state == PUBLISHING || state == VALID && payload(word) > 0;
+    }
+
+    /**
+     * A reader's seqlock check: {@code after} is still an entry of the incarnation {@code before} was
+     * (the same generation; PUBLISHING then VALID is one entry, whose bytes did not change).
+     */
+    public static boolean sameEntry(final long before, final long after)
+    {
+        return isEntry(after) && generation(before) == generation(after);
     }
 
     /** The same slot incarnation: equal state and generation (references may differ). */

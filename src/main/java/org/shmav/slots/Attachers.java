@@ -10,7 +10,8 @@ import org.shmav.shm.Processes;
 
 /**
  * The attachers table: each writing process takes one entry, the owner named in its claims, and keeps
- * its journal there; the AV's count is the sum of the journals.
+ * its journal there; the AV's count is the sum of the journals, with the operations in flight that
+ * readers already see ({@link EntryCount}).
  *
  * <pre>
  *   entry: free (token 0, unlocked) --lock byte, then CAS token 0 -> t (attach)--> taken, locked
@@ -88,27 +89,10 @@ final class Attachers
         liveness.release(w.index);
     }
 
-    /**
-     * Entries valid now: the sum of every attacher entry's journal delta, modulo 2^32. One entry's delta
-     * may wrap (a process that inserts 2^31 times while another removes), the sum cannot, since the
-     * count is below 2^31; a sum caught between a removal and the publish it undoes reads 0, not -1.
-     */
+    /** Entries now, by the readers' rule: see {@link EntryCount}. */
     long count()
     {
-        return count(m, layout);
-    }
-
-    /** See {@link #count()}: O(attachers), whatever the AV's size. */
-    static long count(final Memory m, final AvLayout layout)
-    {
-        final long highWater = Math.min(m.getLongAcquire(AvFileDescriptor.ATTACHERS_HIGH_WATER_OFFSET),
-            layout.attachersCapacity());
-        int count = 0;
-        for (int a = 0; a < highWater; a++)
-        {
-            count += (int)delta(m.getLongAcquire(layout.attacher(a) + JOURNAL_OFFSET));
-        }
-        return Math.max(count, 0);
+        return EntryCount.count(m, layout);
     }
 
     private void raiseHighWater(final long value)

@@ -215,7 +215,7 @@ final class SlotInserter
      */
     private boolean unmarkedFreeFound()
     {
-        return Attachers.count(m, layout) < capacity && free.markUnmarkedFree() > 0;
+        return EntryCount.count(m, layout) < capacity && free.markUnmarkedFree() > 0;
     }
 
     /**

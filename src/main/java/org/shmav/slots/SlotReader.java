@@ -16,9 +16,10 @@ import org.shmav.shm.SlotDescriptor;
  *
  * <p>Every read is a seqlock read: the state word is read with acquire before the payload, and read
  * again after an acquire fence; the copy is good when state and generation did not change
- * ({@link SlotDescriptor#sameIncarnation}). The address bytes of a slot never change between its
- * publication (VALID) and the removal that frees it with a new generation, so an unchanged word means
- * an untorn copy. Thread-safe: it holds no state of its own.
+ * ({@link SlotDescriptor#sameEntry}). The address bytes of a slot never change between its commit
+ * (PUBLISHING) and the removal that frees it with a new generation, so an entry of the same generation
+ * means an untorn copy. A committed slot is an entry to every reader, as it is to the count
+ * ({@link SlotDescriptor#isEntry}): a writer stopped between its commit and its publish hides nothing. Thread-safe: it holds no state of its own.
  */
 final class SlotReader
 {
@@ -37,11 +38,10 @@ final class SlotReader
         return m.getLongAcquire(layout.slot(index) + STATE_OFFSET);
     }
 
-    /** True when slot {@code index} (in range) is VALID with at least one reference. */
+    /** True when slot {@code index} (in range) is an entry: committed, or VALID with at least one reference. */
     boolean isValid(final long index)
     {
-        final long s = stateWord(index);
-        return state(s) == VALID && payload(s) > 0;
+        return isEntry(stateWord(index));
     }
 
     /** See {@link SlotTable#lookup}. */
@@ -53,14 +53,14 @@ final class SlotReader
     /**
      * The seqlock read of the slot at offset {@code slot} of {@code region} (a {@link Memory#buffer()},
      * passed as a local: see {@link Memory#copyOut(ByteBuffer, int, ByteBuffer, int)}): the stored
-     * length, or -1 when the slot is not VALID or its length is not in (0, {@code maxLen}].
+     * length, or -1 when the slot is not an entry or its length is not in (0, {@code maxLen}].
      */
     static int lookup(final ByteBuffer region, final int slot, final int maxLen, final ByteBuffer dst)
     {
         while (true)
         {
             final long before = Memory.getLongAcquire(region, slot + STATE_OFFSET);
-            if (state(before) != VALID || payload(before) == 0)
+            if (!isEntry(before))
             {
                 return -1;
             }
@@ -72,7 +72,7 @@ final class SlotReader
             Memory.copyOut(region, slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
             VarHandle.acquireFence(); // the copy above is complete before the state is read again
             final long after = region.getLong(slot + STATE_OFFSET);
-            if (sameIncarnation(before, after))
+            if (sameEntry(before, after))
             {
                 return len;
             }
@@ -88,7 +88,7 @@ final class SlotReader
         while (true)
         {
             final long before = AddressReads.getLongAcquire(slot + STATE_OFFSET);
-            if (state(before) != VALID || payload(before) == 0)
+            if (!isEntry(before))
             {
                 return -1;
             }
@@ -100,46 +100,46 @@ final class SlotReader
             AddressReads.copyOut(slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
             AddressReads.loadFence(); // the copy above is complete before the state is read again
             final long after = AddressReads.getLong(slot + STATE_OFFSET);
-            if (sameIncarnation(before, after))
+            if (sameEntry(before, after))
             {
                 return len;
             }
         }
     }
 
-    /** The user id of slot {@code index}, or {@code Long.MIN_VALUE} when the slot is not VALID. */
+    /** The user id of slot {@code index}, or {@code Long.MIN_VALUE} when the slot is not an entry. */
     long userId(final long index)
     {
         final int slot = layout.slot(index);
         while (true)
         {
             final long before = m.getLongAcquire(slot + STATE_OFFSET);
-            if (state(before) != VALID)
+            if (!isEntry(before))
             {
                 return Long.MIN_VALUE;
             }
             final long userId = m.getLongVolatile(slot + USER_ID_OFFSET);
-            if (sameIncarnation(before, m.getLongAcquire(slot + STATE_OFFSET)))
+            if (sameEntry(before, m.getLongAcquire(slot + STATE_OFFSET)))
             {
                 return userId;
             }
         }
     }
 
-    /** The auth-key handle slot {@code index} is bound to, -1 for none, {@code Long.MIN_VALUE} when not VALID. */
+    /** The auth-key handle slot {@code index} is bound to, -1 for none, {@code Long.MIN_VALUE} when not an entry. */
     long authKeyOf(final long index)
     {
         final int slot = layout.slot(index);
         while (true)
         {
             final long before = m.getLongAcquire(slot + STATE_OFFSET);
-            if (state(before) != VALID)
+            if (!isEntry(before))
             {
                 return Long.MIN_VALUE;
             }
             final long key = m.getLong(slot + AUTH_KEY_OFFSET);
             VarHandle.acquireFence();
-            if (sameIncarnation(before, m.getLong(slot + STATE_OFFSET)))
+            if (sameEntry(before, m.getLong(slot + STATE_OFFSET)))
             {
                 return key;
             }
@@ -152,16 +152,16 @@ final class SlotReader
         return m.getLongAcquire(layout.map(index));
     }
 
-    /** True when slot {@code slot} is VALID and holds exactly this key, checked like a lookup. */
+    /** True when slot {@code slot} is an entry (committed or VALID) holding exactly this key, checked like a lookup. */
     boolean isValidWithKey(final long slot, final ByteBuffer src, final int off, final int len, final long authKey)
     {
         final long s = stateWord(slot);
-        if (state(s) != VALID || payload(s) == 0 || !keyEquals(slot, src, off, len, authKey))
+        if (!isEntry(s) || !keyEquals(slot, src, off, len, authKey))
         {
             return false;
         }
         VarHandle.acquireFence();
-        return sameIncarnation(s, m.getLong(layout.slot(slot) + STATE_OFFSET));
+        return sameEntry(s, m.getLong(layout.slot(slot) + STATE_OFFSET));
     }
 
     /** Plain comparison of slot {@code index}'s key with the caller's: callers check the state around it. */

@@ -43,7 +43,8 @@ final class SlotRemover
     }
 
     /**
-     * Drops one reference on slot {@code index}; 0, or -EINVAL when it is not VALID. The last reference
+     * Drops one reference on slot {@code index}; 0, or -EINVAL when it is not an entry (a committed
+     * slot is published first, {@link #publishCommitted}). The last reference
      * moves the slot to REMOVING(w) by CAS from the VALID word read, and the removal is finished from
      * exactly the REMOVING word that CAS wrote.
      */
@@ -53,6 +54,10 @@ final class SlotRemover
         while (true)
         {
             final long s = m.getLongVolatile(slot + STATE_OFFSET);
+            if (publishCommitted(slot, s))
+            {
+                continue;
+            }
             if (state(s) != VALID || payload(s) == 0)
             {
                 return -FiErrno.EINVAL;
@@ -92,6 +97,10 @@ final class SlotRemover
         while (true)
         {
             final long s = m.getLongVolatile(slot + STATE_OFFSET);
+            if (publishCommitted(slot, s))
+            {
+                continue;
+            }
             if (state(s) != VALID || payload(s) == 0)
             {
                 return -FiErrno.EINVAL;
@@ -107,6 +116,22 @@ final class SlotRemover
         }
         m.setLongVolatile(slot + USER_ID_OFFSET, userId);
         return release(w, index);
+    }
+
+    /**
+     * A committed slot is an entry to every reader (shm-layout.md, Count), so a removal or a user id
+     * may meet one whose owner has not published it yet: it publishes it for the owner, with the
+     * owner's one reference, as any writer may (the owner's CAS then fails harmlessly and it counts
+     * its publish as usual). True when {@code s} was PUBLISHING: read the slot again.
+     */
+    private boolean publishCommitted(final int slot, final long s)
+    {
+        if (state(s) != PUBLISHING)
+        {
+            return false;
+        }
+        m.compareAndSetLong(slot + STATE_OFFSET, s, word(VALID, 1, generation(s)));
+        return true;
     }
 
     /**

@@ -181,7 +181,11 @@ public final class SlotTable
         }
     }
 
-    /** Entries valid now: the sum of every attacher entry's journal delta. */
+    /**
+     * Entries now (committed or VALID slots, shm-layout.md, Count): the journals' sum, with each
+     * operation in flight that readers already see. {@link #STALE_VIEW} when a journal names a slot of a
+     * growth this view has not mapped.
+     */
     public long count()
     {
         return attachers.count();
