@@ -97,7 +97,7 @@ final class AvHeader
             throw new LayoutException(FiErrno.EINVAL, "layout version " + (version >>> 16) + "." + (version & 0xFFFF) +
                 " is not supported: app=" + VERSION_MAJOR + "." + VERSION_MINOR + " file=" + (version >>> 16) + "." +
                 (version & 0xFFFF) + (version >>> 16 < VERSION_MAJOR
-                    ? " (written by an older shmav, whose layout this one cannot share: stop its " +
+                    ? " (written by an older shmav, which cannot follow this one's growth or liveness: stop its " +
                         "processes, remove the AV with 'shmav rm' and create it again)"
                     : " (written by a newer shmav: use that version in every process of the job)"));
         }

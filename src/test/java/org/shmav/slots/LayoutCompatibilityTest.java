@@ -91,7 +91,7 @@ class LayoutCompatibilityTest
             // A 1.x process decides liveness by pid and start time: next to it, this one would be robbed.
             final FabricException e = assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").build()));
             assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
-            assertTrue(e.getMessage().contains("app=7.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
+            assertTrue(e.getMessage().contains("app=8.0 file=1.1") && e.getMessage().contains("shmav rm"), e.getMessage());
             assertThrows(FabricException.class, () -> d.openAv(AvAttr.builder().name("old").flags(Fi.READ).build()));
         }
     }
@@ -103,12 +103,12 @@ class LayoutCompatibilityTest
      * after the last, where a 6.0 grower may have its range; a 6.0 process neither publishes a 7.0
      * writer's committed claim nor frees its cancelled one, and a 6.0 grower that is taken over takes a
      * new range and writes its zeros at its range's offsets, where a 7.0 grower may since have published
-     * the segment: none reads another's file.
+     * the segment; a 7.0 process takes a varying-length opaque AV for a fixed one: none reads another's file.
      */
     @Test
     void shouldRefuseLayout3To6FilesNamingBothVersionsAndWhatToDo() throws IOException
     {
-        for (final int major : new int[] {3, 4, 5, 6})
+        for (final int major : new int[] {3, 4, 5, 6, 7})
         {
             final String name = "v" + major;
             writeFile(name, major, 0, AvLayout.hashBucketsFor(CAPACITY));
@@ -119,7 +119,7 @@ class LayoutCompatibilityTest
                     final FabricException e = assertThrows(FabricException.class,
                         () -> d.openAv(AvAttr.builder().name(name).flags(flags).build()));
                     assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
-                    assertTrue(e.getMessage().contains("layout version " + major + ".0 is not supported: app=7.0 file=" +
+                    assertTrue(e.getMessage().contains("layout version " + major + ".0 is not supported: app=8.0 file=" +
                         major + ".0 (written by an older shmav") && e.getMessage().contains("shmav rm"), e.getMessage());
                 }
             }
