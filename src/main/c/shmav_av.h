@@ -1,5 +1,5 @@
 /*
- * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 5.x).
+ * shmav_av.h: a header-only C11 reader of shmav named address vectors (layout 8.x: every format of shm-layout.md, Address formats).
  *
  * A named AV is one file (by default in /dev/shm) whose binary layout is documented in the
  * project's shm-layout.md and owned by org.shmav.shm.AvFileDescriptor, SlotDescriptor,
@@ -138,6 +138,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_H_HASH_OFFSET       112 /* segment 0's hash */
 #define SHMAV_H_HASH_BUCKETS      120 /* segment 0's buckets */
 #define SHMAV_H_SEGMENT_COUNT     128 /* u32, segments published: release store by a grower, acquire here */
+#define SHMAV_H_ADDR_LEN_VARYING  132 /* u32, layout 8: 1 when FI_FORMAT_UNSPEC addresses have lengths of their own */
 #define SHMAV_H_CREATED_MILLIS    136
 #define SHMAV_H_MAX_CAPACITY      144
 #define SHMAV_H_LOCK_FILE_INODE   152 /* st_ino of the AV's lock file: a writer locks only that file */
@@ -202,15 +203,25 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_BUCKET_EMPTY          0ULL               /* never written in this area: EMPTY to every stamp */
 #define SHMAV_BUCKET_TOMBSTONE_SLOT SHMAV_BUCKET_SLOT_MASK /* the slot field of a TOMBSTONE */
 
-/* libfabric values */
+/* libfabric values (enum fi_addr_format; layout 8 stores every fixed-length one, and opaque bytes) */
+#define SHMAV_FI_FORMAT_UNSPEC      0
 #define SHMAV_FI_SOCKADDR_IN        2
 #define SHMAV_FI_SOCKADDR_IN6       3
+#define SHMAV_FI_SOCKADDR_IB        4
+#define SHMAV_FI_ADDR_PSMX          5
 #define SHMAV_FI_ADDR_STR           9
+#define SHMAV_FI_ADDR_PSMX2        10
+#define SHMAV_FI_ADDR_IB_UD        11
+#define SHMAV_FI_ADDR_EFA          12
+#define SHMAV_FI_ADDR_PSMX3        13
+#define SHMAV_FI_ADDR_OPX          14
+#define SHMAV_FI_ADDR_CXI          15
 #define SHMAV_FI_AV_MAP             1
 #define SHMAV_FI_AV_TABLE           2
 #define SHMAV_FI_ADDR_NOTAVAIL      UINT64_MAX
 #define SHMAV_FI_ADDR_STR_MAX     128 /* FI_ADDR_STR maximum, NUL included */
-#define SHMAV_MAX_ADDR_LEN        128 /* the largest addrLen of any supported format */
+#define SHMAV_MAX_OPAQUE_LEN     4096 /* AddrFormat.MAX_OPAQUE_LEN: the longest FI_FORMAT_UNSPEC address */
+#define SHMAV_MAX_ADDR_LEN       4096 /* the largest addrLen of any format (opaque); a lookup buffer this long always fits */
 #define SHMAV_AF_INET               2 /* Linux */
 #define SHMAV_AF_INET6             10 /* Linux */
 
@@ -227,8 +238,9 @@ typedef struct shmav_av
     int locked;                /* 1 while fd holds the readers' lock */
     size_t length;             /* bytes mapped: file_length */
     uint32_t version;          /* major << 16 | minor */
-    uint32_t addr_format;      /* SHMAV_FI_SOCKADDR_IN, _IN6 or SHMAV_FI_ADDR_STR */
-    uint32_t addr_len;         /* largest address, bytes: 16, 28 or 128 */
+    uint32_t addr_format;      /* SHMAV_FI_SOCKADDR_IN, ... (shm-layout.md, Address formats) */
+    uint32_t addr_len;         /* bytes of one address, or the largest: the format's, 128 for strings, 1..4096 opaque */
+    uint32_t addr_len_varying; /* 1: FI_FORMAT_UNSPEC addresses of lengths of their own, up to addr_len */
     uint32_t av_type;          /* SHMAV_FI_AV_MAP or SHMAV_FI_AV_TABLE */
     uint32_t slot_length;
     uint32_t attachers_capacity;
@@ -313,15 +325,24 @@ static inline uint64_t shmav__hash_buckets_for(uint64_t capacity)
     return b;
 }
 
-/** AddrFormat.addrlen of a supported format, 0 for any other. */
-static inline uint32_t shmav__format_addr_len(uint32_t format)
+/** AddrFormat.addrlen of a storable format (0 for FI_FORMAT_UNSPEC, whose length is the header's), -1 for any other. */
+static inline int32_t shmav__format_addr_len(uint32_t format)
 {
     switch (format)
     {
+        case SHMAV_FI_FORMAT_UNSPEC: return 0;
         case SHMAV_FI_SOCKADDR_IN: return 16;
         case SHMAV_FI_SOCKADDR_IN6: return 28;
+        case SHMAV_FI_SOCKADDR_IB: return 48;
+        case SHMAV_FI_ADDR_PSMX: return 8;
         case SHMAV_FI_ADDR_STR: return SHMAV_FI_ADDR_STR_MAX;
-        default: return 0;
+        case SHMAV_FI_ADDR_PSMX2: return 16;
+        case SHMAV_FI_ADDR_IB_UD: return 32;
+        case SHMAV_FI_ADDR_EFA: return 32;
+        case SHMAV_FI_ADDR_PSMX3: return 32;
+        case SHMAV_FI_ADDR_OPX: return 8;
+        case SHMAV_FI_ADDR_CXI: return 4;
+        default: return -1;
     }
 }
 
@@ -435,11 +456,18 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
                   "processes, remove the AV with 'shmav rm' and create it again)"
                 : " (written by a newer shmav: use that version in every process of the job)");
     }
-    /* Any minor version of major 5 is accepted, as AvLayout.read does: minors only add fields in reserved space. */
+    /* Any minor version of this major is accepted, as AvLayout.read does: minors only add fields in reserved space. */
     const uint32_t header_length = shmav__u32(base, SHMAV_H_HEADER_LENGTH);
     SHMAV__CHECK(header_length == SHMAV_HEADER_LENGTH, "headerLength", (int32_t)header_length);
     const uint32_t format = shmav__u32(base, SHMAV_H_ADDR_FORMAT);
-    SHMAV__CHECK(shmav__format_addr_len(format) != 0, "addrFormat", (int32_t)format);
+    SHMAV__CHECK(shmav__format_addr_len(format) >= 0, "addrFormat", (int32_t)format);
+    /* AddrShape.valid: a fixed format has its own length; FI_FORMAT_UNSPEC 1..4096, maybe varying. */
+    const uint32_t varying = shmav__u32(base, SHMAV_H_ADDR_LEN_VARYING);
+    SHMAV__CHECK(varying == 0 || (varying == 1 && format == SHMAV_FI_FORMAT_UNSPEC), "addrLenVarying", (int32_t)varying);
+    const uint32_t header_addr_len = shmav__u32(base, SHMAV_H_ADDR_LEN);
+    SHMAV__CHECK(format == SHMAV_FI_FORMAT_UNSPEC
+        ? header_addr_len >= 1 && header_addr_len <= SHMAV_MAX_OPAQUE_LEN
+        : header_addr_len == (uint32_t)shmav__format_addr_len(format), "addrLen", (int32_t)header_addr_len);
     const uint32_t type = shmav__u32(base, SHMAV_H_AV_TYPE);
     SHMAV__CHECK(type == SHMAV_FI_AV_MAP || type == SHMAV_FI_AV_TABLE, "avType", (int32_t)type);
     const uint64_t capacity = shmav__u64(base, SHMAV_H_CAPACITY);
@@ -471,7 +499,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
 
     /* Recompute the whole layout from the free parameters (AvLayout's constructor) and require the
      * file to agree field by field: every offset is then in bounds. No overflow: every factor is bounded. */
-    const uint32_t addr_len = shmav__format_addr_len(format);
+    const uint32_t addr_len = header_addr_len;
     const uint32_t slot_length = (uint32_t)shmav__align(SHMAV_SLOT_ADDR + shmav__align(addr_len, 8), 64);
     const uint64_t attachers_offset = SHMAV_HEADER_LENGTH;
     const uint64_t auth_keys_offset =
@@ -552,6 +580,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
     av->version = version;
     av->addr_format = format;
     av->addr_len = addr_len;
+    av->addr_len_varying = varying;
     av->av_type = type;
     av->slot_length = slot_length;
     av->attachers_capacity = attachers;
@@ -1197,6 +1226,14 @@ static inline int shmav_av_reverse_lookup(shmav_av *av, const void *addr, size_t
         }
         len = (uint32_t)(nul - a) + 1;
     }
+    else if (av->addr_len_varying)
+    {
+        if (addrlen == 0 || addrlen > av->addr_len)
+        {
+            return 0; /* no entry has that length */
+        }
+        len = (uint32_t)addrlen; /* an opaque address of its own length: all of the caller's bytes */
+    }
     else if (addrlen < len)
     {
         return 0;
@@ -1417,6 +1454,84 @@ static inline int shmav__ntop6(const unsigned char *a, char *out, size_t room)
     return n;
 }
 
+/* Host-order (little-endian) and network-order reads of an address's fields, for the straddr texts. */
+static inline uint64_t shmav__le(const unsigned char *a, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+    {
+        v = v << 8 | a[i];
+    }
+    return v;
+}
+
+static inline uint64_t shmav__be(const unsigned char *a, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+    {
+        v = v << 8 | a[i];
+    }
+    return v;
+}
+
+/**
+ * The text libfabric's ofi_straddr prints for the fixed-length provider formats (shm-layout.md,
+ * Address formats; Java's Addresses.straddr): 0 and its length in *n, or -1 for FI_FORMAT_UNSPEC
+ * (libfabric has none: print hex) or an address shorter than its format.
+ */
+static inline int shmav__provider_straddr(uint32_t format, const unsigned char *a, size_t addrlen, char *text,
+    size_t room, size_t *n)
+{
+    const int32_t need = shmav__format_addr_len(format);
+    if (need <= 0 || addrlen < (size_t)need)
+    {
+        return -1;
+    }
+    char gid[48];
+    int k;
+    switch (format)
+    {
+        case SHMAV_FI_SOCKADDR_IB:
+            shmav__ntop6(a + 8, gid, sizeof gid);
+            k = snprintf(text, room, "fi_sockaddr_ib://[%s]:0x%x:0x%x:0x%x", gid, (unsigned)shmav__be(a + 2, 2),
+                (unsigned)((shmav__be(a + 24, 8) >> 16) & 0xfff), (unsigned)(shmav__be(a + 40, 8) & 0xff));
+            break;
+        case SHMAV_FI_ADDR_PSMX:
+            k = snprintf(text, room, "fi_addr_psmx://%llx", (unsigned long long)shmav__le(a, 8));
+            break;
+        case SHMAV_FI_ADDR_PSMX2:
+            k = snprintf(text, room, "fi_addr_psmx2://%llx:%llx", (unsigned long long)shmav__le(a, 8),
+                (unsigned long long)shmav__le(a + 8, 8));
+            break;
+        case SHMAV_FI_ADDR_PSMX3:
+            k = snprintf(text, room, "fi_addr_psmx3://%llx:%llx:%llx:%llx", (unsigned long long)shmav__le(a, 8),
+                (unsigned long long)shmav__le(a + 8, 8), (unsigned long long)shmav__le(a + 16, 8),
+                (unsigned long long)shmav__le(a + 24, 8));
+            break;
+        case SHMAV_FI_ADDR_OPX:
+            k = snprintf(text, room, "fi_addr_opx://%016llx", (unsigned long long)shmav__le(a, 8));
+            break;
+        case SHMAV_FI_ADDR_EFA:
+            shmav__ntop6(a, gid, sizeof gid);
+            k = snprintf(text, room, "fi_addr_efa://[%s]:%u:%u", gid, (unsigned)shmav__le(a + 16, 2),
+                (unsigned)shmav__le(a + 20, 4));
+            break;
+        case SHMAV_FI_ADDR_IB_UD:
+            shmav__ntop6(a, gid, sizeof gid);
+            k = snprintf(text, room, "fi_addr_ib_ud://%s:%x/%x/%x/%x", gid, (unsigned)shmav__le(a + 16, 4),
+                (unsigned)shmav__le(a + 20, 2), (unsigned)shmav__le(a + 22, 2), (unsigned)a[26]);
+            break;
+        case SHMAV_FI_ADDR_CXI:
+            k = snprintf(text, room, "fi_addr_cxi://0x%08x", (unsigned)shmav__le(a, 4));
+            break;
+        default:
+            return -1;
+    }
+    *n = k < 0 ? 0 : (size_t)k < room ? (size_t)k : room - 1;
+    return 0;
+}
+
 /**
  * fi_av_straddr, as org.shmav.Addresses.straddr writes it: fi_sockaddr_in://10.0.0.1:5000,
  * fi_sockaddr_in6://[::1]:5000 (the address as inet_ntop writes it), the string itself (up to its
@@ -1437,6 +1552,14 @@ static inline const char *shmav_av_straddr(const shmav_av *av, const void *addr,
         n = nul != NULL ? (size_t)(nul - a) : (addrlen < sizeof text - 1 ? addrlen : sizeof text - 1);
         memcpy(text, a, n);
         text[n] = 0;
+    }
+    else if (av->addr_format != SHMAV_FI_SOCKADDR_IN && av->addr_format != SHMAV_FI_SOCKADDR_IN6)
+    {
+        if (shmav__provider_straddr(av->addr_format, a, addrlen, text, sizeof text, &n) != 0)
+        {
+            *len = 0;
+            return NULL;
+        }
     }
     else
     {
@@ -1469,13 +1592,22 @@ static inline const char *shmav_av_straddr(const shmav_av *av, const void *addr,
     return buf;
 }
 
-/** "FI_SOCKADDR_IN", "FI_SOCKADDR_IN6" or "FI_ADDR_STR". */
+/** libfabric's name of the AV's format: "FI_SOCKADDR_IN", ..., "FI_FORMAT_UNSPEC" (opaque). */
 static inline const char *shmav_av_format_name(const shmav_av *av)
 {
     switch (av->addr_format)
     {
+        case SHMAV_FI_FORMAT_UNSPEC: return "FI_FORMAT_UNSPEC";
         case SHMAV_FI_SOCKADDR_IN: return "FI_SOCKADDR_IN";
         case SHMAV_FI_SOCKADDR_IN6: return "FI_SOCKADDR_IN6";
+        case SHMAV_FI_SOCKADDR_IB: return "FI_SOCKADDR_IB";
+        case SHMAV_FI_ADDR_PSMX: return "FI_ADDR_PSMX";
+        case SHMAV_FI_ADDR_PSMX2: return "FI_ADDR_PSMX2";
+        case SHMAV_FI_ADDR_IB_UD: return "FI_ADDR_IB_UD";
+        case SHMAV_FI_ADDR_EFA: return "FI_ADDR_EFA";
+        case SHMAV_FI_ADDR_PSMX3: return "FI_ADDR_PSMX3";
+        case SHMAV_FI_ADDR_OPX: return "FI_ADDR_OPX";
+        case SHMAV_FI_ADDR_CXI: return "FI_ADDR_CXI";
         default: return "FI_ADDR_STR";
     }
 }

@@ -4,7 +4,7 @@
  *   gcc -std=c11 -O2 -Wall -Wextra -Werror -o shmav_read shmav_read.c
  *
  *   shmav_read FILE                      one line per entry, "fi_addr<TAB>straddr" (fi_addr in
- *                                        decimal), in slot order, then "count N"
+ *                                        decimal; hex for opaque addresses), in slot order, then "count N"
  *   shmav_read --watch-torn SECONDS FILE looks up every slot again and again for SECONDS while
  *                                        others write, and checks every address read against the
  *                                        seeded test addresses below, following the AV's
@@ -159,12 +159,21 @@ static double now_seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/** Prints "fi_addr<TAB>straddr" (or "?" and the bytes in hex when it has no text). */
+/**
+ * Prints "fi_addr<TAB>straddr": for FI_FORMAT_UNSPEC the bytes in hex, as Java's text of an opaque
+ * address (libfabric has no straddr for them); "?" and the hex for another address without text.
+ */
 static void print_entry(const shmav_av *av, uint64_t fi_addr, const unsigned char *addr, size_t len)
 {
     char text[SHMAV_FI_ADDR_STR_MAX + 64];
     size_t text_len = sizeof text;
-    if (shmav_av_straddr(av, addr, len, text, &text_len) == NULL)
+    if (av->addr_format == SHMAV_FI_FORMAT_UNSPEC)
+    {
+        printf("%" PRIu64 "	", fi_addr);
+        print_hex(stdout, addr, len);
+        printf("\n");
+    }
+    else if (shmav_av_straddr(av, addr, len, text, &text_len) == NULL)
     {
         printf("%" PRIu64 "\t?", fi_addr);
         print_hex(stdout, addr, len);

@@ -327,9 +327,28 @@ public interface AddressVector extends AutoCloseable
      * The domain's address format: the layout of every address this AV stores (beyond libfabric, where the
      * caller knows it from {@code fi_info}). Answers on a closed handle too.
      *
-     * @return {@link AddrFormat#SOCKADDR_IN}, {@link AddrFormat#SOCKADDR_IN6} or {@link AddrFormat#ADDR_STR}
+     * @return the format, e.g. {@link AddrFormat#SOCKADDR_IN}
      */
     AddrFormat addrFormat();
+
+    /**
+     * Bytes of one address ({@code fi_info.dest_addrlen}; beyond libfabric as a query): the format's length,
+     * the domain's {@code addrLen} for FORMAT_UNSPEC, or the most bytes of one address when lengths vary
+     * (FI_ADDR_STR, FORMAT_UNSPEC with {@code maxAddrLen}). A lookup buffer this long always holds the
+     * address whole. Answers on a closed handle too.
+     *
+     * @return the length of one address, or the longest
+     */
+    int addrLen();
+
+    /**
+     * Whether this AV's opaque addresses have lengths of their own up to {@link #addrLen()} (FORMAT_UNSPEC with
+     * {@code maxAddrLen}): insert takes one address per call, its length the buffer's remaining bytes, and
+     * lookup reports each address's length. Answers on a closed handle too.
+     *
+     * @return true for opaque addresses of varying length
+     */
+    boolean varyingAddrLen();
 
     // Java conveniences, built only on the man-page methods above (AvConveniences): use those on hot
     // paths (lookup and insert of a ByteBuffer allocate nothing), these where a Java type reads better.
@@ -438,7 +457,8 @@ public interface AddressVector extends AutoCloseable
 
     /**
      * {@code fi_av_lookup} as text, where an unset entry is a normal answer: the string of an FI_ADDR_STR AV,
-     * the {@code fi_av_straddr} text (e.g. {@code fi_sockaddr_in://10.0.0.1:5000}) of a sockaddr AV.
+     * the {@code fi_av_straddr} text (e.g. {@code fi_sockaddr_in://10.0.0.1:5000}) of the other formats, and
+     * the bytes in hex ({@link Addresses#hex}) of an opaque FORMAT_UNSPEC address.
      *
      * @param fiAddr the fi_addr to look up
      * @return the address as text, or empty when the fi_addr is unset, removed or out of range
@@ -447,7 +467,42 @@ public interface AddressVector extends AutoCloseable
     default Optional<String> findString(final long fiAddr)
     {
         final ByteBuffer b = AvConveniences.lookup(this, fiAddr);
-        return b == null ? Optional.empty() : Optional.of(straddr(b));
+        return b == null ? Optional.empty() : Optional.of(AvConveniences.text(this, b));
+    }
+
+    /**
+     * {@code fi_av_lookup} of the address's bytes, where an unset entry is a normal answer: any format, its
+     * own length for FI_ADDR_STR (NUL included) and varying FORMAT_UNSPEC.
+     *
+     * @param fiAddr the fi_addr to look up
+     * @return a copy of the address, or empty when the fi_addr is unset, removed or out of range
+     * @throws FabricException FI_EINVAL on a closed handle
+     */
+    default Optional<byte[]> findBytes(final long fiAddr)
+    {
+        final ByteBuffer b = AvConveniences.lookup(this, fiAddr);
+        if (b == null)
+        {
+            return Optional.empty();
+        }
+        final byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return Optional.of(out);
+    }
+
+    /**
+     * {@code fi_av_insert} of one address given as bytes (any format: its layout, or for FORMAT_UNSPEC the
+     * opaque address, e.g. a UCX worker address), with failures as exceptions; see {@link #insert(InetSocketAddress)}.
+     *
+     * @param address the address's bytes
+     * @return its fi_addr
+     * @throws FabricException FI_EADDRNOTAVAIL when the bytes are not a valid address of the AV (wrong length,
+     *                         all zero, ...); FI_ENOSPC when a named AV is full; FI_EINVAL for null or a closed
+     *                         handle; FI_EPERM on a read-only handle; FI_EOPNOTSUPP on an AV opened with FI_EVENT
+     */
+    default long insertBytes(final byte[] address)
+    {
+        return AvConveniences.insertBytes(this, address);
     }
 
     /**

@@ -154,6 +154,8 @@ public final class Addresses
      * errno that insert reports (FI_EADDRNOTAVAIL) when it is not. sockaddr_in: family AF_INET, port != 0,
      * address != 0.0.0.0, {@code sin_zero} all zero. sockaddr_in6: family AF_INET6, port != 0, address
      * != ::. FI_ADDR_STR: 1 to {@value AddrFormat#MAX_STR_LEN} bytes including the NUL, no control characters.
+     * The provider formats: their length, not all zero, and for FI_SOCKADDR_IB family AF_IB (27). FORMAT_UNSPEC:
+     * at least one byte, not all zero (the AV checks the length against its own).
      * Reads only, allocates nothing.
      *
      * @param format the AV's address format
@@ -204,7 +206,7 @@ public final class Addresses
                 }
                 return 0;
             default:
-                return FiErrno.EADDRNOTAVAIL;
+                return ProviderFormats.validate(format, src, at, len);
         }
     }
 
@@ -245,11 +247,16 @@ public final class Addresses
     /**
      * {@code fi_av_straddr}: the address at {@code addr}'s position in libfabric's {@code ofi_straddr}
      * format: {@code fi_sockaddr_in://10.0.0.1:5000}, {@code fi_sockaddr_in6://[::1]:5000} (the address
-     * as inet_ntop writes it), the string itself for FI_ADDR_STR.
+     * as inet_ntop writes it), the string itself for FI_ADDR_STR, and for the provider formats the text
+     * libfabric prints: {@code fi_sockaddr_ib://[gid]:0xpkey:0xps:0xscope}, {@code fi_addr_psmx://hex} (1.17's),
+     * {@code fi_addr_psmx2://hex:hex}, {@code fi_addr_psmx3://hex:hex:hex:hex}, {@code fi_addr_opx://16 hex digits},
+     * {@code fi_addr_efa://[gid]:qpn:qkey}, {@code fi_addr_ib_ud://gid:qpn/lid/pkey/sl},
+     * {@code fi_addr_cxi://0x8 hex digits}. FORMAT_UNSPEC has none (null, as in libfabric; see {@link #hex}).
      *
      * @param format the AV's address format
      * @param addr   the address at the buffer's position (not changed)
-     * @return the text, or null for a family that does not match the format
+     * @return the text, or null for a family that does not match the format, a buffer shorter than the
+     *         format's length, or FORMAT_UNSPEC
      */
     public static String straddr(final AddrFormat format, final ByteBuffer addr)
     {
@@ -280,8 +287,56 @@ public final class Addresses
                 return new String(b, StandardCharsets.UTF_8);
             }
             default:
-                return null;
+                return ProviderFormats.straddr(format, addr);
         }
+    }
+
+    /**
+     * The bytes from {@code addr}'s position to its limit in lowercase hex, two digits a byte: how the
+     * Java conveniences and the CLI show an opaque (FORMAT_UNSPEC) address, which has no straddr text.
+     *
+     * @param addr the bytes, position to limit (the position is not changed)
+     * @return e.g. {@code 0a1bff}
+     */
+    public static String hex(final ByteBuffer addr)
+    {
+        final StringBuilder sb = new StringBuilder(addr.remaining() * 2);
+        for (int i = addr.position(); i < addr.limit(); i++)
+        {
+            final int b = addr.get(i) & 0xFF;
+            sb.append(Character.forDigit(b >>> 4, 16)).append(Character.forDigit(b & 0xF, 16));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The text of an address: {@link #straddr} when the format has one, else {@link #hex} (FORMAT_UNSPEC).
+     *
+     * @param format the AV's address format
+     * @param addr   the address, position to limit
+     * @return its text; never null
+     */
+    public static String text(final AddrFormat format, final ByteBuffer addr)
+    {
+        final String s = straddr(format, addr);
+        return s != null ? s : hex(addr);
+    }
+
+    /** FI_ADDR_CXI's PID for "any" (libcxi's C_PID_ANY), what cxi's insertsvc uses for a null service. */
+    public static final int CXI_PID_ANY = ProviderFormats.CXI_PID_ANY;
+
+    /**
+     * An FI_ADDR_CXI address: the u32 of cxi's {@code struct cxip_addr}, PID in bits 0-8, NIC address in 9-28.
+     *
+     * @param nic the NIC address (its low 20 bits are used)
+     * @param pid the PID (its low 9 bits are used)
+     * @return a 4-byte buffer, position 0
+     */
+    public static ByteBuffer toCxiAddr(final int nic, final int pid)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(4);
+        ProviderFormats.putCxi(b, 0, nic, pid);
+        return b;
     }
 
     /** IPv6 text as glibc's inet_ntop writes it: lowercase, the longest run of 2+ zero groups as ::. */

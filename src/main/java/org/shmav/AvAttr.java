@@ -163,7 +163,8 @@ public final class AvAttr
      * The most entries a named AV may grow to, set when it is created (beyond libfabric, where
      * {@code count} is a hint): a named AV starts with {@code count} slots and doubles when full, the
      * last growth stopping at exactly this many; past it inserts fail with FI_ENOSPC. 0 means
-     * {@link #DEFAULT_MAX_COUNT}, or {@code count} when that is larger.
+     * {@link #DEFAULT_MAX_COUNT}, or {@code count} when that is larger; for addresses so large (opaque
+     * ones of up to 4096 bytes) that its file would pass the limit below, the largest that fits.
      *
      * <p>Limits (shm-layout.md, WRITER'S CHECKLIST, Limits), checked by {@code Domain.openAv} when it
      * creates the AV, with FI_EINVAL and a message naming the largest value that fits: not negative; not

@@ -128,7 +128,7 @@ final class AvConveniences
     static Optional<AvEntry> entry(final AddressVector av, final long fiAddr)
     {
         final ByteBuffer b = lookup(av, fiAddr);
-        return b == null ? Optional.empty() : Optional.of(new AvEntry(fiAddr, b, av.straddr(b)));
+        return b == null ? Optional.empty() : Optional.of(new AvEntry(fiAddr, b, text(av, b)));
     }
 
     /**
@@ -137,7 +137,7 @@ final class AvConveniences
      */
     static ByteBuffer lookup(final AddressVector av, final long fiAddr)
     {
-        final int addrlen = av.addrFormat().addrlen();
+        final int addrlen = av.addrLen();
         final ByteBuffer b = ByteBuffer.allocate(addrlen);
         final int len;
         try
@@ -154,6 +154,29 @@ final class AvConveniences
             return null;
         }
         return b.limit(Math.min(len, addrlen));
+    }
+
+    /** The text of an address: its straddr, or hex for FORMAT_UNSPEC. */
+    static String text(final AddressVector av, final ByteBuffer b)
+    {
+        final String s = av.straddr(b);
+        return s != null ? s : Addresses.hex(b);
+    }
+
+    /** See {@link AddressVector#insertBytes}. */
+    static long insertBytes(final AddressVector av, final byte[] address)
+    {
+        if (address == null)
+        {
+            throw new FabricException("fi_av_insert", FiErrno.EINVAL, "address is null");
+        }
+        if (!av.varyingAddrLen() && av.addrFormat() != AddrFormat.ADDR_STR && address.length != av.addrLen())
+        {
+            av.count(); // a closed handle throws FI_EINVAL first
+            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, "address is " + address.length +
+                " bytes, and every " + av.addrFormat().fiName() + " address of this AV is " + av.addrLen());
+        }
+        return insertOne(av, ByteBuffer.wrap(address), Addresses.hex(ByteBuffer.wrap(address)));
     }
 
     /** See {@link AddressVector#insert}. */

@@ -7,9 +7,11 @@ import java.nio.ByteBuffer;
  * One valid entry of an address vector, as {@link AddressVector#entries()} returns it.
  *
  * @param fiAddr  the entry's fi_addr (for FI_AV_MAP, {@code attr().mapAddr() + index})
- * @param address the stored address in libfabric's layout (sockaddr_in, sockaddr_in6, or the NUL-terminated
- *                FI_ADDR_STR string), a read-only buffer from position 0 to its length
- * @param text    the address as {@code fi_av_straddr} writes it, e.g. {@code fi_sockaddr_in://10.0.0.1:5000}
+ * @param address the stored address in libfabric's layout (sockaddr_in, sockaddr_in6, the NUL-terminated
+ *                FI_ADDR_STR string, a provider format's bytes, or opaque bytes), a read-only buffer from
+ *                position 0 to its length
+ * @param text    the address as {@code fi_av_straddr} writes it, e.g. {@code fi_sockaddr_in://10.0.0.1:5000};
+ *                hex for an opaque FORMAT_UNSPEC address
  */
 public record AvEntry(long fiAddr, ByteBuffer address, String text)
 {
@@ -40,7 +42,7 @@ public record AvEntry(long fiAddr, ByteBuffer address, String text)
      * The stored sockaddr_in or sockaddr_in6 as an {@link InetSocketAddress}.
      *
      * @return the address and port
-     * @throws FabricException FI_EINVAL for an FI_ADDR_STR entry (use {@link #text()})
+     * @throws FabricException FI_EINVAL for an entry of another format (use {@link #text()} or {@link #address()})
      */
     public InetSocketAddress socketAddress()
     {

@@ -30,7 +30,9 @@ public final class Domain implements AutoCloseable
      *
      * @param attr the domain's attributes
      * @return the open domain; close it after its AVs, queues and endpoints
-     * @throws FabricException FI_EINVAL for a null attr, an address format shmav cannot store, an auth-key
+     * @throws FabricException FI_EINVAL for a null attr, an address format shmav cannot store
+     *                         ({@link AddrFormat#supported()}), FORMAT_UNSPEC without exactly one of addrLen and
+     *                         maxAddrLen in 1..{@value AddrFormat#MAX_OPAQUE_LEN}, either of them on another format, an auth-key
      *                         size outside 1..4096 with avAuthKey, or a negative maxGroupId
      */
     public static Domain open(final DomainAttr attr)
@@ -42,8 +44,10 @@ public final class Domain implements AutoCloseable
         if (!attr.addrFormat().supported())
         {
             throw new FabricException("fi_domain", FiErrno.EINVAL, "addrFormat=" + attr.addrFormat().fiName() +
-                " is not supported: use FI_SOCKADDR_IN, FI_SOCKADDR_IN6 or FI_ADDR_STR");
+                " has no fixed layout: store such addresses as FI_FORMAT_UNSPEC with DomainAttr.builder().addrLen(n) " +
+                "(or maxAddrLen(n) when lengths vary)");
         }
+        checkAddrLen(attr);
         if (attr.avAuthKey() && (attr.authKeySize() < 1 || attr.authKeySize() > 4096))
         {
             throw new FabricException("fi_domain", FiErrno.EINVAL, "authKeySize=" + attr.authKeySize() +
@@ -231,6 +235,27 @@ public final class Domain implements AutoCloseable
     public void close()
     {
         impl.close();
+    }
+
+    /** FI_EINVAL unless FORMAT_UNSPEC has exactly one length in range and every other format none. */
+    private static void checkAddrLen(final DomainAttr attr)
+    {
+        if (attr.addrFormat() != AddrFormat.FORMAT_UNSPEC)
+        {
+            if (attr.lengthsSet() != 0)
+            {
+                throw new FabricException("fi_domain", FiErrno.EINVAL, attr.addrFormat().fiName() + " addresses are " +
+                    attr.addrFormat().addrlen() + " bytes" + (attr.addrFormat() == AddrFormat.ADDR_STR ? " at most" : "") +
+                    ": addrLen and maxAddrLen are for FI_FORMAT_UNSPEC only");
+            }
+            return;
+        }
+        if (attr.lengthsSet() != 1 || attr.addrLen() < 1 || attr.addrLen() > AddrFormat.MAX_OPAQUE_LEN)
+        {
+            throw new FabricException("fi_domain", FiErrno.EINVAL, "FI_FORMAT_UNSPEC needs exactly one of " +
+                "addrLen(n) (every address n bytes) and maxAddrLen(n) (each address up to n bytes), n in 1.." +
+                AddrFormat.MAX_OPAQUE_LEN + ": got " + (attr.lengthsSet() == 2 ? "both" : "addrLen=" + attr.addrLen()));
+        }
     }
 
     /** FI_ENOENT naming the shm directory when it is missing: a missing directory is not a missing AV. */

@@ -20,15 +20,22 @@ public final class DomainAttr
     public static final Path DEFAULT_SHM_DIRECTORY = Path.of("/dev/shm");
 
     private final AddrFormat addrFormat;
+    private final int addrLen;
+    private final boolean varyingAddrLen;
     private final boolean avAuthKey;
     private final int authKeySize;
     private final int maxGroupId;
     private final AvType avType;
     private final Path shmDirectory;
+    /** How many of addrLen and maxAddrLen the builder set ({@link Domain#open} accepts one, on FORMAT_UNSPEC). */
+    private final int lengthsSet;
 
     private DomainAttr(final Builder b)
     {
         this.addrFormat = b.addrFormat;
+        this.varyingAddrLen = b.maxAddrLen != 0;
+        this.addrLen = b.maxAddrLen != 0 ? b.maxAddrLen : b.addrLen != 0 ? b.addrLen : b.addrFormat.addrlen();
+        this.lengthsSet = (b.addrLen != 0 ? 1 : 0) + (b.maxAddrLen != 0 ? 1 : 0);
         this.avAuthKey = b.avAuthKey;
         this.authKeySize = b.authKeySize;
         this.maxGroupId = b.maxGroupId;
@@ -76,6 +83,35 @@ public final class DomainAttr
     public AddrFormat addrFormat()
     {
         return addrFormat;
+    }
+
+    /**
+     * Bytes of one address ({@code fi_info.dest_addrlen}): the format's length, the length set with
+     * {@link Builder#addrLen} for {@link AddrFormat#FORMAT_UNSPEC}, or the most bytes an address may have
+     * when lengths vary ({@link Builder#maxAddrLen}, and {@value AddrFormat#MAX_STR_LEN} for FI_ADDR_STR).
+     *
+     * @return the length of one address, or the longest one
+     */
+    public int addrLen()
+    {
+        return addrLen;
+    }
+
+    /**
+     * Whether addresses of this domain have lengths of their own up to {@link #addrLen()}: FORMAT_UNSPEC with
+     * {@link Builder#maxAddrLen}. Lookup then reports each address's own length, as for FI_ADDR_STR.
+     *
+     * @return true for opaque addresses of varying length
+     */
+    public boolean varyingAddrLen()
+    {
+        return varyingAddrLen;
+    }
+
+    /** The address lengths the builder was given, for {@link Domain#open}'s checks: 0, 1 or 2. */
+    int lengthsSet()
+    {
+        return lengthsSet;
     }
 
     /**
@@ -131,7 +167,8 @@ public final class DomainAttr
     @Override
     public String toString()
     {
-        return "DomainAttr{addrFormat=" + addrFormat.fiName() + ", avAuthKey=" + avAuthKey +
+        return "DomainAttr{addrFormat=" + addrFormat.fiName() + ", addrLen=" + addrLen +
+            (varyingAddrLen ? " (varying)" : "") + ", avAuthKey=" + avAuthKey +
             ", authKeySize=" + authKeySize + ", maxGroupId=" + maxGroupId + ", avType=" + avType.fiName() +
             ", shmDirectory=" + shmDirectory + '}';
     }
@@ -140,6 +177,8 @@ public final class DomainAttr
     public static final class Builder
     {
         private AddrFormat addrFormat = AddrFormat.SOCKADDR_IN;
+        private int addrLen;
+        private int maxAddrLen;
         private boolean avAuthKey;
         private int authKeySize = 8;
         private int maxGroupId;
@@ -151,8 +190,9 @@ public final class DomainAttr
         }
 
         /**
-         * Sets {@code addr_format}: {@link AddrFormat#SOCKADDR_IN} (default), {@link AddrFormat#SOCKADDR_IN6} or
-         * {@link AddrFormat#ADDR_STR}; {@link Domain#open} refuses the others with FI_EINVAL.
+         * Sets {@code addr_format}: {@link AddrFormat#SOCKADDR_IN} (default) or any other format whose
+         * {@link AddrFormat#supported()} is true; {@link Domain#open} refuses the others with FI_EINVAL.
+         * {@link AddrFormat#FORMAT_UNSPEC} also needs {@link #addrLen} or {@link #maxAddrLen}.
          *
          * @param addrFormat the format of every address of the domain's AVs; not null
          * @return this builder
@@ -161,6 +201,35 @@ public final class DomainAttr
         public Builder addrFormat(final AddrFormat addrFormat)
         {
             this.addrFormat = Objects.requireNonNull(addrFormat, "addrFormat");
+            return this;
+        }
+
+        /**
+         * Sets the length of every opaque address of a {@link AddrFormat#FORMAT_UNSPEC} domain
+         * ({@code fi_info.dest_addrlen}): 1 to {@value AddrFormat#MAX_OPAQUE_LEN}. Every other format has its
+         * own length, and {@link Domain#open} refuses this with FI_EINVAL there; so it does with
+         * {@link #maxAddrLen} too.
+         *
+         * @param addrLen bytes of every address
+         * @return this builder
+         */
+        public Builder addrLen(final int addrLen)
+        {
+            this.addrLen = addrLen;
+            return this;
+        }
+
+        /**
+         * Makes a {@link AddrFormat#FORMAT_UNSPEC} domain's addresses opaque and of varying length, each of 1 to
+         * {@code maxAddrLen} bytes (1 to {@value AddrFormat#MAX_OPAQUE_LEN}), as UCX worker addresses are:
+         * an address is inserted with its own length and lookup reports that length. Instead of {@link #addrLen}.
+         *
+         * @param maxAddrLen the most bytes an address may have
+         * @return this builder
+         */
+        public Builder maxAddrLen(final int maxAddrLen)
+        {
+            this.maxAddrLen = maxAddrLen;
             return this;
         }
 

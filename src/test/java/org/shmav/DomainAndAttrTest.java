@@ -40,7 +40,7 @@ class DomainAndAttrTest
     {
         for (final AddrFormat f : AddrFormat.values())
         {
-            if (f != AddrFormat.SOCKADDR_IN && f != AddrFormat.SOCKADDR_IN6 && f != AddrFormat.ADDR_STR)
+            if (!f.supported() || f == AddrFormat.FORMAT_UNSPEC) // FORMAT_UNSPEC needs a length
             {
                 final FabricException e = assertErrno(FiErrno.EINVAL, () -> Domain.open(DomainAttr.builder().addrFormat(f).build()).close(),
                     f.fiName());
@@ -48,6 +48,30 @@ class DomainAndAttrTest
                 assertTrue(e.getMessage().contains(f.fiName()), e.getMessage());
             }
         }
+    }
+
+    @Test
+    void shouldTakeOneLengthForOpaqueAddressesAndNoneForTheOthers()
+    {
+        try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.FORMAT_UNSPEC).addrLen(248).build()))
+        {
+            assertEquals(248, d.attr().addrLen());
+            assertTrue(!d.attr().varyingAddrLen());
+        }
+        try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.FORMAT_UNSPEC).maxAddrLen(4096).build()))
+        {
+            assertEquals(4096, d.attr().addrLen());
+            assertTrue(d.attr().varyingAddrLen());
+        }
+        assertEquals(32, DomainAttr.builder().addrFormat(AddrFormat.ADDR_EFA).build().addrLen());
+        assertErrno(FiErrno.EINVAL, () -> Domain.open(DomainAttr.builder().addrFormat(AddrFormat.FORMAT_UNSPEC)
+            .addrLen(8).maxAddrLen(8).build()), "both lengths");
+        assertErrno(FiErrno.EINVAL, () -> Domain.open(DomainAttr.builder().addrFormat(AddrFormat.FORMAT_UNSPEC)
+            .maxAddrLen(4097).build()), "past the maximum");
+        assertErrno(FiErrno.EINVAL, () -> Domain.open(DomainAttr.builder().addrFormat(AddrFormat.FORMAT_UNSPEC)
+            .addrLen(-1).build()), "negative");
+        assertErrno(FiErrno.EINVAL, () -> Domain.open(DomainAttr.builder().addrFormat(AddrFormat.ADDR_EFA)
+            .addrLen(32).build()), "a fixed format has its own length");
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 
 import org.shmav.AddrFormat;
+import org.shmav.shm.AddrShape;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
 import org.shmav.AvSet;
@@ -83,11 +84,11 @@ public final class AddressVectorImpl implements AddressVector
         this.reported = this.attr;
         this.faults = new AvFaults(regions, privateAv ? null : new AvFileHealth(SharedAvFile.path(
             domain.attr().shmDirectory(), attr.name(), "fi_av_open"), attr.name(), region));
-        final AddrFormat format = domain.attr().addrFormat();
+        final AddrShape shape = AddrShape.of(domain.attr());
         this.authKeys = new AvAuthKeys(this, regions, writeLock);
-        this.inserter = new AvInserter(this, format, regions, codec, authKeys, writeLock);
-        this.services = new ServiceAddresses(this, format);
-        this.lookups = new AvLookup(this, format, regions, codec);
+        this.inserter = new AvInserter(this, shape, regions, codec, authKeys, writeLock);
+        this.services = new ServiceAddresses(this, shape);
+        this.lookups = new AvLookup(this, shape, regions, codec);
         this.updates = new AvEntryUpdates(this, regions, authKeys, writeLock);
         this.lifecycle = new AvLifecycle(this, regions, writeLock, faults, readOnly, attr.name());
     }
@@ -124,6 +125,18 @@ public final class AddressVectorImpl implements AddressVector
     public AddrFormat addrFormat()
     {
         return domain.attr().addrFormat();
+    }
+
+    @Override
+    public int addrLen()
+    {
+        return domain.attr().addrLen();
+    }
+
+    @Override
+    public boolean varyingAddrLen()
+    {
+        return domain.attr().varyingAddrLen();
     }
 
     /** The context given to fi_av_open. */

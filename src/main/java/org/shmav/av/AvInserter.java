@@ -12,6 +12,7 @@ import org.shmav.EqEvent;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
+import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
@@ -32,6 +33,8 @@ final class AvInserter
     private final AddressVectorImpl av;
     private final AddrFormat format;
     private final int addrlen;
+    /** FORMAT_UNSPEC of varying length: one address per call, the buffer's remaining bytes. */
+    private final boolean varying;
     private final GrowableRegion regions;
     private final FiAddrCodec codec;
     private final AvAuthKeys authKeys;
@@ -45,12 +48,13 @@ final class AvInserter
      */
     private final long[] windowHashes = new long[PREFETCH_WINDOW];
 
-    AvInserter(final AddressVectorImpl av, final AddrFormat format, final GrowableRegion regions, final FiAddrCodec codec,
+    AvInserter(final AddressVectorImpl av, final AddrShape shape, final GrowableRegion regions, final FiAddrCodec codec,
         final AvAuthKeys authKeys, final HandleLock writeLock)
     {
         this.av = av;
-        this.format = format;
-        this.addrlen = format.addrlen();
+        this.format = shape.format();
+        this.addrlen = shape.addrLen();
+        this.varying = shape.varying();
         this.regions = regions;
         this.codec = codec;
         this.authKeys = authKeys;
@@ -157,6 +161,15 @@ final class AvInserter
         {
             return stringOffsets(addrs, count);
         }
+        if (varying && count > 0)
+        {
+            if (count > 1)
+            {
+                throw invalid("fi_av_insert", "this AV's addresses have lengths of their own (maxAddrLen=" + addrlen +
+                    "), so one call inserts one: count=" + count + " must be 1, the address the buffer's remaining bytes");
+            }
+            return new int[] {addrs.position(), addrs.limit()}; // its length is checked as the address's own failure
+        }
         if (count > 0 && (long)count * addrlen > addrs.remaining())
         {
             throw invalid("fi_av_insert", "addrs holds " + addrs.remaining() + " bytes, fewer than count=" + count +
@@ -218,7 +231,7 @@ final class AvInserter
     private long insertOne(final String call, final ByteBuffer src, final int off, final int len, final long[] fiAddr,
         final int i, final long flags, final boolean prefetched)
     {
-        final int invalidAddress = Addresses.validate(format, src, off, len);
+        final int invalidAddress = len > addrlen ? FiErrno.EADDRNOTAVAIL : Addresses.validate(format, src, off, len);
         if (invalidAddress != 0)
         {
             return -invalidAddress;
@@ -283,8 +296,9 @@ final class AvInserter
             throw invalid("shmav_av_insert_at", "addr is null");
         }
         final int at = addr.position();
-        final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit()) : addrlen;
-        if (len < 0 || len > addr.remaining() || Addresses.validate(format, addr, at, len) != 0)
+        final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit())
+            : varying ? addr.remaining() : addrlen;
+        if (len <= 0 || len > addr.remaining() || len > addrlen || Addresses.validate(format, addr, at, len) != 0)
         {
             throw invalid("shmav_av_insert_at", "not a valid " + format.fiName() + " destination address");
         }

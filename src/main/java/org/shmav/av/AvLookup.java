@@ -13,6 +13,7 @@ import org.shmav.Addresses;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
+import org.shmav.shm.AddrShape;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
 import org.shmav.slots.SlotView;
@@ -28,16 +29,19 @@ final class AvLookup
     private final AddressVectorImpl av;
     private final AddrFormat format;
     private final int addrlen;
+    /** Addresses of varying length (FORMAT_UNSPEC with a maximum): one is the whole of a buffer's remaining bytes. */
+    private final boolean varying;
     private final GrowableRegion regions;
     private final FiAddrCodec codec;
     /** The view of the region last looked up in: a plain field (views are immutable); see {@link SlotView}. */
     private SlotView view;
 
-    AvLookup(final AddressVectorImpl av, final AddrFormat format, final GrowableRegion regions, final FiAddrCodec codec)
+    AvLookup(final AddressVectorImpl av, final AddrShape shape, final GrowableRegion regions, final FiAddrCodec codec)
     {
         this.av = av;
-        this.format = format;
-        this.addrlen = format.addrlen();
+        this.format = shape.format();
+        this.addrlen = shape.addrLen();
+        this.varying = shape.varying();
         this.regions = regions;
         this.codec = codec;
         this.view = regions.current().table().view();
@@ -94,7 +98,7 @@ final class AvLookup
         {
             return new String(b.array(), 0, Math.max(0, Math.min(len, addrlen) - 1), StandardCharsets.UTF_8);
         }
-        return Addresses.straddr(format, b);
+        return Addresses.text(format, b.limit(Math.min(len, addrlen)));
     }
 
     /** {@code fi_av_straddr}: {@code addr} as text, or null for null. */
@@ -115,8 +119,9 @@ final class AvLookup
             throw invalid("fi_av_reverse_lookup", av.isClosed() ? "AV is closed" : "addr is null");
         }
         final int at = addr.position();
-        final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit()) : addrlen;
-        if (len < 0 || len > addr.remaining())
+        final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit())
+            : varying ? Math.min(addr.remaining(), addrlen + 1) : addrlen;
+        if (len <= 0 || len > addr.remaining() || len > addrlen)
         {
             return Fi.ADDR_NOTAVAIL;
         }

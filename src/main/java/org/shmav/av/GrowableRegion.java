@@ -4,6 +4,7 @@ import org.shmav.AvAttr;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvLayout;
 import org.shmav.slots.Region;
 import org.shmav.slots.Writer;
@@ -36,7 +37,7 @@ final class GrowableRegion
     static AvLayout privateLayout(final DomainAttr domain, final AvAttr attr)
     {
         final long capacity = Math.max(attr.count() == 0 ? AddressVectorImpl.DEFAULT_COUNT : attr.count(), 1);
-        final AvLayout layout = AvLayout.compute(domain.addrFormat(), attr.type(), capacity, 1,
+        final AvLayout layout = AvLayout.compute(AddrShape.of(domain), attr.type(), capacity, 1,
             domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0);
         if (layout.fileLength() > Integer.MAX_VALUE)
         {

@@ -12,6 +12,7 @@ import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
@@ -93,6 +94,17 @@ final class NamedAvOpener
             m -> Region.initialize(m, layout, base, avFlags, attr.rxCtxBits()), f -> Region.of(f, Region.Role.WRITER));
     }
 
+    /** The DomainAttr builder calls that give {@code shape}, for a message. */
+    private static String builderFor(final AddrShape shape)
+    {
+        final String base = "DomainAttr.builder().addrFormat(AddrFormat." + shape.format().name() + ")";
+        if (shape.format() != org.shmav.AddrFormat.FORMAT_UNSPEC)
+        {
+            return base;
+        }
+        return base + (shape.varying() ? ".maxAddrLen(" : ".addrLen(") + shape.addrLen() + ")";
+    }
+
     /** A random FI_AV_MAP base: fi_addr values of different AVs rarely look alike. */
     static long generatedMapBase()
     {
@@ -104,12 +116,13 @@ final class NamedAvOpener
     {
         final AvLayout layout = region.layout();
         final String name = attr.name();
-        if (layout.addrFormat() != domain.addrFormat())
+        final AddrShape wanted = AddrShape.of(domain);
+        if (!layout.shape().equals(wanted))
         {
-            throw invalid("named AV '" + name + "' holds " + layout.addrFormat().fiName() + " addresses, and this " +
-                "domain's are " + domain.addrFormat().fiName() + " (caller=" + domain.addrFormat().fiName() + " file=" +
-                layout.addrFormat().fiName() + "): open it from a domain of DomainAttr.builder().addrFormat(AddrFormat." +
-                layout.addrFormat().name() + "), or give this AV another name");
+            throw invalid("named AV '" + name + "' holds " + layout.shape().describe() + " addresses, and this " +
+                "domain's are " + wanted.describe() + " (caller=" + wanted.describe() + " file=" +
+                layout.shape().describe() + "): open it from a domain of " + builderFor(layout.shape()) +
+                ", or give this AV another name");
         }
         if (requestedType != AvType.UNSPEC && requestedType != layout.avType())
         {

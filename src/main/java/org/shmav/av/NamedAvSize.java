@@ -12,6 +12,7 @@ import org.shmav.AvAttr;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvLayout;
 
 /**
@@ -65,9 +66,9 @@ final class NamedAvSize
             final long largest = largest(1, top, c -> compute(domain, attr, c).fileLength() <= MAX_FILE_LENGTH);
             throw invalid("count=" + count + " needs " + fileLength(domain, attr, count) + "-byte file, more than the " +
                 MAX_FILE_LENGTH + " bytes a named AV's file may have: at most " + largest + " entries of " +
-                domain.addrFormat().fiName() + "; use a count up to that");
+                AddrShape.of(domain).describe() + "; use a count up to that");
         }
-        final AvLayout layout = first.growingTo(max);
+        final AvLayout layout = attr.maxCount() != 0 ? first.growingTo(max) : defaultMax(first, max, count);
         final String full = max <= MAX_CAPACITY ? "a " + layout.full().fileLength()
             : "over a " + first.growingTo(MAX_CAPACITY).full().fileLength();
         if (max > MAX_CAPACITY || layout.full().fileLength() > MAX_FILE_LENGTH)
@@ -76,7 +77,7 @@ final class NamedAvSize
             final long largest = largest(count, top, m -> first.growingTo(m).full().fileLength() <= MAX_FILE_LENGTH);
             throw invalid("maxCount=" + max + " with count=" + count + " needs " + full + "-byte file once full, " +
                 "more than the " + MAX_FILE_LENGTH + " bytes a named AV's file may have: at most " + largest +
-                " for count=" + count + " (" + domain.addrFormat().fiName() + "); use a maxCount up to that");
+                " for count=" + count + " (" + AddrShape.of(domain).describe() + "); use a maxCount up to that");
         }
         return layout;
     }
@@ -106,6 +107,21 @@ final class NamedAvSize
         }
     }
 
+    /**
+     * The default maximum: {@code max}, or for slots so large (opaque addresses of up to 4096 bytes) that its
+     * file would pass {@code MAX_FILE_LENGTH}, the largest maximum whose file fits.
+     */
+    private static AvLayout defaultMax(final AvLayout first, final long max, final long count)
+    {
+        final long top = Math.min(max, MAX_CAPACITY);
+        final AvLayout layout = first.growingTo(top);
+        if (layout.full().fileLength() <= MAX_FILE_LENGTH)
+        {
+            return layout;
+        }
+        return first.growingTo(largest(count, top, m -> first.growingTo(m).full().fileLength() <= MAX_FILE_LENGTH));
+    }
+
     /** "a N" for the file {@code count} slots need; past {@code MAX_CAPACITY}, "over a N" with N the largest layout's. */
     private static String fileLength(final DomainAttr domain, final AvAttr attr, final long count)
     {
@@ -115,7 +131,7 @@ final class NamedAvSize
 
     private static AvLayout compute(final DomainAttr domain, final AvAttr attr, final long count)
     {
-        return AvLayout.compute(domain.addrFormat(), attr.type(), count, NamedAvOpener.ATTACHERS_CAPACITY,
+        return AvLayout.compute(AddrShape.of(domain), attr.type(), count, NamedAvOpener.ATTACHERS_CAPACITY,
             domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0);
     }
 

@@ -11,6 +11,7 @@ import org.shmav.AddrFormat;
 import org.shmav.Addresses;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.shm.AddrShape;
 
 /**
  * fi_av_insertsvc and fi_av_insertsym: turns a node and service (a host range from {@link NodeRange} and
@@ -26,16 +27,26 @@ final class ServiceAddresses
     private final AddrFormat format;
     private final int addrlen;
 
-    ServiceAddresses(final AddressVectorImpl av, final AddrFormat format)
+    ServiceAddresses(final AddressVectorImpl av, final AddrShape shape)
     {
         this.av = av;
-        this.format = format;
-        this.addrlen = format.addrlen();
+        this.format = shape.format();
+        this.addrlen = shape.addrLen();
     }
 
     /** {@code fi_av_insertsvc}: one address; on an FI_ADDR_STR domain {@code node} is the address. */
     int insertSvc(final String node, final String service, final long[] fiAddr, final long flags, final Object ctx)
     {
+        if (format == AddrFormat.ADDR_CXI)
+        {
+            return insertCxi(node, service, fiAddr, flags, ctx);
+        }
+        if (!ipFormat())
+        {
+            throw new FabricException("fi_av_insertsvc", FiErrno.ENOSYS, "insertsvc takes IP nodes or FI_ADDR_CXI NIC " +
+                "addresses; this domain is " + format.fiName() + ", whose libfabric providers have no insertsvc " +
+                "(fi_no_av_insertsvc): insert the endpoint's address with fi_av_insert");
+        }
         if (format == AddrFormat.ADDR_STR)
         {
             if (node == null || service != null)
@@ -58,9 +69,10 @@ final class ServiceAddresses
     int insertSym(final String node, final int nodeCnt, final String service, final int svcCnt,
         final long[] fiAddr, final long flags, final Object ctx)
     {
-        if (format == AddrFormat.ADDR_STR)
+        if (format == AddrFormat.ADDR_STR || !ipFormat())
         {
-            throw new FabricException("fi_av_insertsym", FiErrno.ENOSYS, "insertsym takes IP nodes; this domain is FI_ADDR_STR");
+            throw new FabricException("fi_av_insertsym", FiErrno.ENOSYS, "insertsym takes IP nodes; this domain is " +
+                format.fiName());
         }
         if (node == null || service == null || nodeCnt < 0 || svcCnt < 0)
         {
@@ -87,6 +99,67 @@ final class ServiceAddresses
             }
         }
         return av.insert(all.flip(), (int)total, fiAddr, flags, ctx);
+    }
+
+    private boolean ipFormat()
+    {
+        return format == AddrFormat.SOCKADDR_IN || format == AddrFormat.SOCKADDR_IN6 || format == AddrFormat.ADDR_STR;
+    }
+
+    /**
+     * cxi's insertsvc: {@code node} is the NIC address (a C integer: decimal, 0x hex or 0 octal) or a MAC
+     * address (its low 20 bits), {@code service} the PID (a C integer), null for C_PID_ANY; FI_ENODATA when
+     * either does not parse, as cxi answers.
+     */
+    private int insertCxi(final String node, final String service, final long[] fiAddr, final long flags, final Object ctx)
+    {
+        if (node == null)
+        {
+            throw invalid("fi_av_insertsvc", "node (the NIC address) is required");
+        }
+        final long nic = node.indexOf(':') >= 0 ? macToNic(node) : cInteger(node);
+        final long pid = service == null ? Addresses.CXI_PID_ANY : cInteger(service);
+        if (nic < 0 || pid < 0)
+        {
+            throw new FabricException("fi_av_insertsvc", FiErrno.ENODATA, "node='" + node + "' service='" + service +
+                "' is not a CXI address: node a NIC address (number or MAC), service a PID number or null");
+        }
+        return av.insert(Addresses.toCxiAddr((int)nic, (int)pid), 1, fiAddr, flags, ctx);
+    }
+
+    /** A non-negative C integer as sscanf's %i reads it (decimal, 0x hex, 0 octal), or -1. */
+    private static long cInteger(final String text)
+    {
+        try
+        {
+            final long v = Long.decode(text.trim());
+            return v >= 0 && v <= 0xFFFF_FFFFL ? v : -1;
+        }
+        catch (final NumberFormatException e)
+        {
+            return -1;
+        }
+    }
+
+    /** cxi's NIC address of a MAC address {@code aa:bb:cc:dd:ee:ff}: its last 20 bits, or -1. */
+    private static long macToNic(final String mac)
+    {
+        final String[] parts = mac.trim().split(":");
+        if (parts.length != 6)
+        {
+            return -1;
+        }
+        long v = 0;
+        for (final String p : parts)
+        {
+            if (p.isEmpty() || p.length() > 2 || Character.digit(p.charAt(0), 16) < 0 ||
+                (p.length() == 2 && Character.digit(p.charAt(1), 16) < 0))
+            {
+                return -1;
+            }
+            v = v << 8 | Integer.parseInt(p, 16);
+        }
+        return v & 0xFFFFF;
     }
 
     /**

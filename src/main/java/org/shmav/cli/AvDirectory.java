@@ -153,15 +153,32 @@ final class AvDirectory
     /** The address format of the AV in {@code file}, read through a tool's region that is detached again. */
     static AddrFormat addrFormatOf(final Path file)
     {
+        return shapeOf(file).format();
+    }
+
+    /** The address format, length and kind of length of the AV file {@code file} (what an opener's domain must ask for). */
+    static org.shmav.shm.AddrShape shapeOf(final Path file)
+    {
         final Region region = openReadOnly(file);
         try
         {
-            return region.layout().addrFormat();
+            return region.layout().shape();
         }
         finally
         {
             region.detach();
         }
+    }
+
+    /** Domain attributes whose AVs have the addresses of {@code shape}. */
+    static org.shmav.DomainAttr.Builder domainFor(final org.shmav.shm.AddrShape shape)
+    {
+        final org.shmav.DomainAttr.Builder b = org.shmav.DomainAttr.builder().addrFormat(shape.format());
+        if (shape.format() == AddrFormat.FORMAT_UNSPEC)
+        {
+            return shape.varying() ? b.maxAddrLen(shape.addrLen()) : b.addrLen(shape.addrLen());
+        }
+        return b;
     }
 
     /** Maps the AV file {@code file} read-only; NOT_AN_AV, NOT_FOUND or PERMISSION when it cannot be read as one. */

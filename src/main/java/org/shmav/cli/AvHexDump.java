@@ -218,7 +218,7 @@ final class AvHexDump
         {
             final ByteBuffer addr = m.buffer().slice(at + SlotDescriptor.ADDR_OFFSET, len);
             f.add(new Field(at + SlotDescriptor.ADDR_OFFSET, len, "address " +
-                Addresses.straddr(layout.addrFormat(), addr)));
+                Addresses.text(layout.addrFormat(), addr)));
         }
         block("slot[" + index + "]", f);
     }

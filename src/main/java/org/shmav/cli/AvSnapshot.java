@@ -119,7 +119,7 @@ record AvSnapshot(
             return null;
         }
         addr.limit(len);
-        final String text = Addresses.straddr(region.layout().addrFormat(), addr);
+        final String text = Addresses.text(region.layout().addrFormat(), addr);
         final long fiAddr = region.layout().avType() == org.shmav.AvType.MAP ? region.storedMapBase() + i : i;
         final long refs = SlotDescriptor.state(word) == SlotDescriptor.VALID ? SlotDescriptor.payload(word) : 1; // committed: its owner's
         return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, refs);

@@ -5,7 +5,7 @@ import org.shmav.AvType;
 
 /**
  * The short names the CLI uses for AV types ({@code table}, {@code map}) and address formats
- * ({@code in}, {@code in6}, {@code str}), in both directions, so that what {@code ls} prints is what
+ * ({@code in}, {@code in6}, {@code str}, {@code efa}, ..., {@code opaque}), in both directions, so that what {@code ls} prints is what
  * {@code create} accepts.
  */
 final class CliNames
@@ -19,7 +19,17 @@ final class CliNames
     {
         in(AddrFormat.SOCKADDR_IN),
         in6(AddrFormat.SOCKADDR_IN6),
-        str(AddrFormat.ADDR_STR);
+        str(AddrFormat.ADDR_STR),
+        ib(AddrFormat.SOCKADDR_IB),
+        psmx(AddrFormat.ADDR_PSMX),
+        psmx2(AddrFormat.ADDR_PSMX2),
+        ib_ud(AddrFormat.ADDR_IB_UD),
+        efa(AddrFormat.ADDR_EFA),
+        psmx3(AddrFormat.ADDR_PSMX3),
+        opx(AddrFormat.ADDR_OPX),
+        cxi(AddrFormat.ADDR_CXI),
+        /** FI_FORMAT_UNSPEC: opaque bytes, with --addr-len or --max-addr-len. */
+        opaque(AddrFormat.FORMAT_UNSPEC);
 
         final AddrFormat addrFormat;
 

@@ -43,8 +43,17 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     private CliNames.Type type = CliNames.Type.table;
 
     @Option(names = "--format", paramLabel = "FORMAT",
-        description = "address format: ${COMPLETION-CANDIDATES} (sockaddr_in, sockaddr_in6, string; default: ${DEFAULT-VALUE})")
+        description = "address format: ${COMPLETION-CANDIDATES} (sockaddr_in, sockaddr_in6, string, then libfabric's " +
+            "provider formats, and opaque bytes: FI_FORMAT_UNSPEC; default: ${DEFAULT-VALUE})")
     private CliNames.Format format = CliNames.Format.in;
+
+    @Option(names = "--addr-len", paramLabel = "BYTES", description = "for --format opaque: every address is BYTES " +
+        "long (1..4096)")
+    private int addrLen;
+
+    @Option(names = "--max-addr-len", paramLabel = "BYTES", description = "for --format opaque: addresses of their own " +
+        "lengths, up to BYTES (1..4096), e.g. UCX worker addresses")
+    private int maxAddrLen;
 
     @Option(names = "--group", description = "file mode 0660 instead of 0600, for processes of the same group")
     private boolean groupAccess;
@@ -62,7 +71,16 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
         {
             throw exists(dir); // the common case, without building a file first; createOnly decides races
         }
-        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format.addrFormat).shmDirectory(dir.path()).build());
+        final DomainAttr.Builder attr = DomainAttr.builder().addrFormat(format.addrFormat).shmDirectory(dir.path());
+        if (addrLen != 0)
+        {
+            attr.addrLen(addrLen);
+        }
+        if (maxAddrLen != 0)
+        {
+            attr.maxAddrLen(maxAddrLen);
+        }
+        try (Domain domain = openDomain(attr);
              AddressVector av = domain.openAv(AvAttr.builder().type(type.avType).count(count).maxCount(maxCount).name(name)
                  .groupAccess(groupAccess).createOnly(true).build()))
         {
@@ -108,5 +126,18 @@ final class CreateCommand extends AvCommand implements Callable<Integer>
     private CliException exists(final AvDirectory dir)
     {
         return new CliException(ExitCode.EXISTS, "'" + name + "' exists already in " + dir.path() + " (" + hint("show " + name) + " shows it)");
+    }
+
+    /** The domain, or a usage error when its address lengths do not fit the format. */
+    private static Domain openDomain(final DomainAttr.Builder attr)
+    {
+        try
+        {
+            return Domain.open(attr.build());
+        }
+        catch (final FabricException e)
+        {
+            throw new CliException(ExitCode.USAGE, e.detail());
+        }
     }
 }

@@ -14,11 +14,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
-import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
 import org.shmav.Domain;
-import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 
@@ -38,7 +36,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "insert", description = {"Inserts addresses into an AV: the ADDR arguments, or one per line of " +
     "FILE ('-' for stdin): host:port, [ipv6]:port, or fi_av_straddr text (fi_sockaddr_in://10.0.0.1:5000); for a " +
-    "str AV, the text itself. Blank lines and lines starting with # are skipped.",
+    "str AV, the text itself; for the other formats (efa, cxi, ..., opaque) the address's bytes in hex (0x optional). Blank lines and lines starting with # are skipped.",
     "Prints per address: inserted at fi_addr N; already present at fi_addr N (one more reference, as fi_av_insert " +
     "takes: shmav remove gives it back); or failed, with the error."})
 final class InsertCommand extends AvCommand implements Callable<Integer>
@@ -78,9 +76,9 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
         }
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name, "create it first: " + hint("create " + name + " --count N"));
-        final AddrFormat format = AvDirectory.addrFormatOf(file);
-        final List<Line> lines = parse(new AddressParser(format));
-        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format).shmDirectory(dir.path()).build());
+        final org.shmav.shm.AddrShape shape = AvDirectory.shapeOf(file);
+        final List<Line> lines = parse(new AddressParser(shape));
+        try (Domain domain = Domain.open(AvDirectory.domainFor(shape).shmDirectory(dir.path()).build());
              AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))
         {
             final InsertReport report = new InsertReport(name, av.attr().type());

@@ -6,11 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
 import org.shmav.Domain;
-import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
@@ -52,11 +50,11 @@ final class RemoveCommand extends AvCommand implements Callable<Integer>
         }
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name);
-        final AddrFormat format = AvDirectory.addrFormatOf(file);
-        try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(format).shmDirectory(dir.path()).build());
+        final org.shmav.shm.AddrShape shape = AvDirectory.shapeOf(file);
+        try (Domain domain = Domain.open(AvDirectory.domainFor(shape).shmDirectory(dir.path()).build());
              AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))
         {
-            final long fiAddr = address != null ? find(av, format) : parseFiAddr();
+            final long fiAddr = address != null ? find(av, shape) : parseFiAddr();
             final AvSnapshot.Entry before = EntriesAt.read(file, new long[] {fiAddr})[0];
             if (before == null)
             {
@@ -87,12 +85,12 @@ final class RemoveCommand extends AvCommand implements Callable<Integer>
     }
 
     /** The fi_addr of the address argument; NOT_FOUND when the AV does not hold it. */
-    private long find(final AddressVector av, final AddrFormat format)
+    private long find(final AddressVector av, final org.shmav.shm.AddrShape shape)
     {
         final ByteBuffer addr;
         try
         {
-            addr = new AddressParser(format).parse(address.strip());
+            addr = new AddressParser(shape).parse(address.strip());
         }
         catch (final AddressParser.BadLine e)
         {

@@ -42,7 +42,7 @@ package org.shmav.shm;
  *  104 |                         authKeysOffset                             |
  *  112 |                          hashOffset                                |
  *  120 |                          hashBuckets                               |
- *  128 |           segmentCount             |           reserved            |
+ *  128 |           segmentCount             |  addrLenVarying (layout 8)    |
  *  136 |                        createdMillis                               |
  *  144 |                         maxCapacity                                |
  *  152 |                   lockFileInode (layout 4)                         |
@@ -91,9 +91,12 @@ public final class AvFileDescriptor
     public static final int VERSION_OFFSET = 8;
     /** u32: {@link #HEADER_LENGTH}. */
     public static final int HEADER_LENGTH_OFFSET = 12;
-    /** u32: libfabric address format (2 FI_SOCKADDR_IN, 3 FI_SOCKADDR_IN6, 9 FI_ADDR_STR). */
+    /**
+     * u32: libfabric address format: 2 FI_SOCKADDR_IN, 3 FI_SOCKADDR_IN6, 9 FI_ADDR_STR and, since layout 8,
+     * 0 FI_FORMAT_UNSPEC (opaque), 4 FI_SOCKADDR_IB, 5 FI_ADDR_PSMX, 10 PSMX2, 11 IB_UD, 12 EFA, 13 PSMX3, 14 OPX, 15 CXI.
+     */
     public static final int ADDR_FORMAT_OFFSET = 16;
-    /** u32: bytes of one address (the maximum for FI_ADDR_STR). */
+    /** u32: bytes of one address (the maximum for FI_ADDR_STR and for varying FI_FORMAT_UNSPEC). */
     public static final int ADDR_LEN_OFFSET = 20;
     /** u32: libfabric AV type (1 FI_AV_MAP, 2 FI_AV_TABLE). */
     public static final int AV_TYPE_OFFSET = 24;
@@ -134,6 +137,11 @@ public final class AvFileDescriptor
      * it writes (shm-layout.md, GROWTH).
      */
     public static final int SEGMENT_COUNT_OFFSET = 128;
+    /**
+     * u32, layout 8: 1 when FI_FORMAT_UNSPEC addresses have lengths of their own up to {@code addrLen} (each
+     * slot's {@code addrLen} is its address's), 0 otherwise. Was reserved (0) before layout 8.
+     */
+    public static final int ADDR_LEN_VARYING_OFFSET = 132;
     /** u64: creation time, milliseconds since the epoch. */
     public static final int CREATED_MILLIS_OFFSET = 136;
     /**

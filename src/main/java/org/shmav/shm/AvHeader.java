@@ -27,6 +27,7 @@ final class AvHeader
         m.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH);
         m.putInt(ADDR_FORMAT_OFFSET, l.addrFormat().value());
         m.putInt(ADDR_LEN_OFFSET, l.addrLen());
+        m.putInt(ADDR_LEN_VARYING_OFFSET, l.shape().varying() ? 1 : 0);
         m.putInt(AV_TYPE_OFFSET, l.avType().value());
         m.putInt(SLOT_LENGTH_OFFSET, l.slotLength());
         m.putLong(CAPACITY_OFFSET, l.firstCapacity());
@@ -108,6 +109,10 @@ final class AvHeader
         check(m.getInt(HEADER_LENGTH_OFFSET) == HEADER_LENGTH, "headerLength", m.getInt(HEADER_LENGTH_OFFSET));
         final AddrFormat format = AddrFormat.ofValue(m.getInt(ADDR_FORMAT_OFFSET));
         check(format != null && format.supported(), "addrFormat", m.getInt(ADDR_FORMAT_OFFSET));
+        final int varying = m.getInt(ADDR_LEN_VARYING_OFFSET);
+        check(varying == 0 || varying == 1 && format == AddrFormat.FORMAT_UNSPEC, "addrLenVarying", varying);
+        final AddrShape shape = new AddrShape(format, m.getInt(ADDR_LEN_OFFSET), varying == 1);
+        check(shape.valid(), "addrLen", m.getInt(ADDR_LEN_OFFSET));
         final AvType type = AvType.ofValue(m.getInt(AV_TYPE_OFFSET));
         check(type == AvType.MAP || type == AvType.TABLE, "avType", m.getInt(AV_TYPE_OFFSET));
         final long capacity = m.getLong(CAPACITY_OFFSET);
@@ -128,7 +133,7 @@ final class AvHeader
 
         // Recompute the whole layout from the few free parameters and the segments' starts, and require
         // the file to agree field by field: every offset is then known to be in bounds.
-        final AvLayout one = new AvLayout(format, type, capacity, max, attachersCapacity, authKeySize, authKeysCapacity,
+        final AvLayout one = new AvLayout(shape, type, capacity, max, attachersCapacity, authKeySize, authKeysCapacity,
             buckets, 1, null);
         // A segment exists only if the one before it ended below maxCapacity (growth stops there).
         check(segments == 1 || one.segmentEnd(segments - 2) < max, "segmentCount", segments);
@@ -141,7 +146,7 @@ final class AvHeader
             check(starts[k] > 0 && starts[k] < MAX_FILE_LENGTH && starts[k] == align(starts[k], SECTION_ALIGNMENT),
                 "segment[" + k + "].slotsOffset", starts[k]);
         }
-        final AvLayout expected = segments == 1 ? one : new AvLayout(format, type, capacity, max, attachersCapacity,
+        final AvLayout expected = segments == 1 ? one : new AvLayout(shape, type, capacity, max, attachersCapacity,
             authKeySize, authKeysCapacity, buckets, segments, starts);
         check(expected.fileLength() <= MAX_FILE_LENGTH, "segmentCount", segments);
         check(m.getInt(ADDR_LEN_OFFSET) == expected.addrLen(), "addrLen", m.getInt(ADDR_LEN_OFFSET));

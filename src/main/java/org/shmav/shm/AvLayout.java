@@ -29,6 +29,7 @@ public final class AvLayout
      */
     public static final int HASH_AREAS = 2;
 
+    private final AddrShape shape;
     private final AddrFormat addrFormat;
     private final AvType avType;
     private final int addrLen;
@@ -60,13 +61,14 @@ public final class AvLayout
     private final long[] slotBase;
     private final long[] mapBase;
 
-    AvLayout(final AddrFormat addrFormat, final AvType avType, final long firstCapacity, final long maxCapacity,
+    AvLayout(final AddrShape shape, final AvType avType, final long firstCapacity, final long maxCapacity,
         final int attachersCapacity, final int authKeySize, final int authKeysCapacity, final long firstBuckets,
         final int segments, final long[] starts)
     {
-        this.addrFormat = addrFormat;
+        this.shape = shape;
+        this.addrFormat = shape.format();
         this.avType = avType;
-        this.addrLen = addrFormat.addrlen();
+        this.addrLen = shape.addrLen();
         this.slotLength = SlotDescriptor.slotLength(addrLen);
         this.attachersCapacity = attachersCapacity;
         this.authKeySize = authKeySize;
@@ -139,8 +141,20 @@ public final class AvLayout
         final int authKeySize,
         final int authKeysCapacity)
     {
-        return compute(addrFormat, avType, capacity, attachersCapacity, authKeySize, authKeysCapacity,
-            hashBucketsFor(capacity));
+        return compute(AddrShape.of(addrFormat), avType, capacity, attachersCapacity, authKeySize, authKeysCapacity);
+    }
+
+    /** The same for addresses of {@code shape} (FORMAT_UNSPEC of the domain's length). */
+    public static AvLayout compute(
+        final AddrShape shape,
+        final AvType avType,
+        final long capacity,
+        final int attachersCapacity,
+        final int authKeySize,
+        final int authKeysCapacity)
+    {
+        return new AvLayout(shape, avType, capacity, capacity, attachersCapacity, authKeySize, authKeysCapacity,
+            hashBucketsFor(capacity), 1, null);
     }
 
     /** The same with {@code buckets} hash buckets in segment 0 (tests write files of other shapes with it). */
@@ -153,14 +167,14 @@ public final class AvLayout
         final int authKeysCapacity,
         final long buckets)
     {
-        return new AvLayout(addrFormat, avType, capacity, capacity, attachersCapacity, authKeySize, authKeysCapacity,
-            buckets, 1, null);
+        return new AvLayout(AddrShape.of(addrFormat), avType, capacity, capacity, attachersCapacity, authKeySize,
+            authKeysCapacity, buckets, 1, null);
     }
 
     /** This new region's layout, allowed to grow up to {@code max} slots (at least its capacity). */
     public AvLayout growingTo(final long max)
     {
-        return new AvLayout(addrFormat, avType, firstCapacity, Math.max(firstCapacity, Math.min(max, MAX_CAPACITY)),
+        return new AvLayout(shape, avType, firstCapacity, Math.max(firstCapacity, Math.min(max, MAX_CAPACITY)),
             attachersCapacity, authKeySize, authKeysCapacity, hashBucketsFor(firstCapacity), segments, null);
     }
 
@@ -192,7 +206,7 @@ public final class AvLayout
         }
         final long[] starts = java.util.Arrays.copyOf(segmentSlots, segments + 1);
         starts[segments] = start;
-        return new AvLayout(addrFormat, avType, firstCapacity, maxCapacity, attachersCapacity, authKeySize,
+        return new AvLayout(shape, avType, firstCapacity, maxCapacity, attachersCapacity, authKeySize,
             authKeysCapacity, hashBucketsFor(firstCapacity), segments + 1, starts);
     }
 
@@ -340,6 +354,12 @@ public final class AvLayout
     public AddrFormat addrFormat()
     {
         return addrFormat;
+    }
+
+    /** Format, length and whether lengths vary: what the header records and openers compare. */
+    public AddrShape shape()
+    {
+        return shape;
     }
 
     public AvType avType()

@@ -208,7 +208,7 @@ public final class Region
     public Region grow(final long minCapacity)
     {
         final long capacity = Math.max(minCapacity, layout.capacity() * 2);
-        final AvLayout bigger = AvLayout.compute(layout.addrFormat(), layout.avType(), capacity,
+        final AvLayout bigger = AvLayout.compute(layout.shape(), layout.avType(), capacity,
             layout.attachersCapacity(), layout.authKeySize(), layout.authKeysCapacity());
         final Memory m = privateMemory(bigger.fileLength());
         initialize(m, bigger, memory.getLong(MAP_ADDR_BASE_OFFSET), memory.getLong(AV_FLAGS_OFFSET),

@@ -8,12 +8,13 @@ import java.nio.ByteBuffer;
 
 import org.junit.jupiter.api.Test;
 import org.shmav.AddrFormat;
+import org.shmav.shm.AddrShape;
 import org.shmav.Addresses;
 
 class AddressParserTest
 {
-    private final AddressParser in = new AddressParser(AddrFormat.SOCKADDR_IN);
-    private final AddressParser in6 = new AddressParser(AddrFormat.SOCKADDR_IN6);
+    private final AddressParser in = new AddressParser(AddrShape.of(AddrFormat.SOCKADDR_IN));
+    private final AddressParser in6 = new AddressParser(AddrShape.of(AddrFormat.SOCKADDR_IN6));
 
     @Test
     void shouldReadHostPortAndStraddrForms() throws Exception
@@ -22,7 +23,7 @@ class AddressParserTest
         assertEquals("fi_sockaddr_in://10.0.0.1:5000", text(AddrFormat.SOCKADDR_IN, in.parse("fi_sockaddr_in://10.0.0.1:5000")));
         assertEquals("fi_sockaddr_in6://[::1]:7000", text(AddrFormat.SOCKADDR_IN6, in6.parse("[::1]:7000")));
         assertEquals("fi_sockaddr_in6://[fe80::1]:7001", text(AddrFormat.SOCKADDR_IN6, in6.parse("fi_sockaddr_in6://[fe80::1]:7001")));
-        assertEquals("node-a:7", text(AddrFormat.ADDR_STR, new AddressParser(AddrFormat.ADDR_STR).parse("node-a:7")));
+        assertEquals("node-a:7", text(AddrFormat.ADDR_STR, new AddressParser(AddrShape.of(AddrFormat.ADDR_STR)).parse("node-a:7")));
     }
 
     @Test

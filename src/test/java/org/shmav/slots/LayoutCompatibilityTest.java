@@ -104,7 +104,7 @@ class LayoutCompatibilityTest
      * writer's committed claim nor frees its cancelled one, and a 6.0 grower that is taken over takes a
      * new range and writes its zeros at its range's offsets, where a 7.0 grower may since have published
      * the segment; a 7.0 process takes a committed slot for no entry while 8.0 readers and counts take
-     * it for one: none reads another's file.
+     * it for one, and takes a varying-length opaque AV for a fixed one: none reads another's file.
      */
     @Test
     void shouldRefuseLayout3To7FilesNamingBothVersionsAndWhatToDo() throws IOException

@@ -126,6 +126,66 @@ class CReaderIT
         }
     }
 
+    /**
+     * Layout 8.0: every provider format and opaque addresses, fixed and varying (up to 4096 bytes), listed
+     * by the C reader as Java looks them up (ofi_straddr's text, hex for opaque), and found again by its
+     * reverse lookup; the header's format and length are checked like Java's.
+     */
+    @Test
+    void shouldListAndReverseLookUpEveryFormatAsJavaDoes() throws Exception
+    {
+        final Object[][] shapes = {
+            {AddrFormat.SOCKADDR_IB, 0, 0}, {AddrFormat.ADDR_PSMX, 0, 0}, {AddrFormat.ADDR_PSMX2, 0, 0},
+            {AddrFormat.ADDR_IB_UD, 0, 0}, {AddrFormat.ADDR_EFA, 0, 0}, {AddrFormat.ADDR_PSMX3, 0, 0},
+            {AddrFormat.ADDR_OPX, 0, 0}, {AddrFormat.ADDR_CXI, 0, 0}, {AddrFormat.FORMAT_UNSPEC, 248, 0},
+            {AddrFormat.FORMAT_UNSPEC, 0, 4096},
+        };
+        for (final Object[] shape : shapes)
+        {
+            final AddrFormat format = (AddrFormat)shape[0];
+            final org.shmav.DomainAttr.Builder b = org.shmav.DomainAttr.builder().shmDirectory(dir.path()).addrFormat(format);
+            if ((int)shape[1] > 0)
+            {
+                b.addrLen((int)shape[1]);
+            }
+            if ((int)shape[2] > 0)
+            {
+                b.maxAddrLen((int)shape[2]);
+            }
+            final String name = format.name().toLowerCase(java.util.Locale.ROOT) + shape[1] + "-" + shape[2];
+            try (Domain d = Domain.open(b.build());
+                 AddressVector av = d.openAv(AvAttr.builder().name(name).type(AvType.TABLE).count(8).build()))
+            {
+                final List<ByteBuffer> addrs = new ArrayList<>();
+                for (int i = 0; i < 12; i++)
+                {
+                    final int len = av.varyingAddrLen() ? 1 + (i * 331) % av.addrLen() : av.addrLen();
+                    final ByteBuffer a = ByteBuffer.allocate(len);
+                    for (int k = 0; k < len; k++)
+                    {
+                        a.put(k, (byte)(k * 7 + i * 13 + 1));
+                    }
+                    a.put(0, (byte)(i + 1));
+                    if (format == AddrFormat.SOCKADDR_IB)
+                    {
+                        a.put(0, (byte)27).put(1, (byte)0).put(20, (byte)(i + 1));
+                    }
+                    addrs.add(a);
+                    assertEquals(i, insert(av, a), name + " address " + i);
+                }
+                av.remove(new long[] {3}, 1, 0);
+                assertEquals(11, compareWithJava(av, name), name);
+                try (CReaderSession s = CReaderSession.start(reader, dir.path().resolve(name), logs.path(), WAIT))
+                {
+                    s.line();
+                    assertEquals("checked 11 mismatched 0", s.ask("check-reverse"), name);
+                    assertEquals("reverse 7", s.ask("reverse " + hex(addrs.get(7))), name);
+                    assertEquals("reverse none", s.ask("reverse " + hex(addrs.get(3))), name + ": removed");
+                }
+            }
+        }
+    }
+
     @Test
     void shouldListIpv6MapEntriesAsJavaLooksThemUp() throws Exception
     {
