@@ -254,16 +254,20 @@ final class JobFiles
         }
     }
 
-    static void closeAndDelete(final JobFile jobFile, final RuntimeException e)
+    /** The creator's job file when its AV could not be made or joined: removed, with the AV when {@code withAv}. */
+    static void closeAndDelete(final JobFile jobFile, final boolean withAv, final RuntimeException e)
     {
         try
         {
-            jobFile.delete();
-            jobFile.close();
+            jobFile.delete(withAv ? () -> JobLeftovers.removeAvFiles(jobFile.directory(), jobFile.avName()) : () -> { });
         }
-        catch (final IOException suppressed)
+        catch (final IOException | RuntimeException suppressed)
         {
             e.addSuppressed(suppressed);
+        }
+        finally
+        {
+            closeQuietly(jobFile);
         }
     }
 
