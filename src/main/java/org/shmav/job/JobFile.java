@@ -182,6 +182,17 @@ public final class JobFile implements AutoCloseable
         return !isFree(channel, r);
     }
 
+    /**
+     * Whether a remover (a job's last rank, its cleanup process, gc, a later job's local rank 0) holds the
+     * lock of every participant's byte now: the byte after the last participant's is locked by nobody else.
+     */
+    public boolean beingRemoved() throws IOException
+    {
+        final ByteBuffer h = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        readFully(channel, h, SLOTS_OFFSET);
+        return !isFree(channel, Math.max(0, Math.min(h.getInt(0), 1 << 20)));
+    }
+
     private void setState(final int state) throws IOException
     {
         writeFully(channel, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, state), STATE_OFFSET);

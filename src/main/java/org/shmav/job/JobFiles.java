@@ -135,17 +135,17 @@ final class JobFiles
         while (true)
         {
             final JobRecord r = jobFile.read();
-            if (r.job() != null && !r.job().equals(job.job()))
+            if (r.job() != null && !r.job().equals(job.job()) && !JobLeftovers.mayBeCleared(r, jobFile))
             {
                 throw JobRefusals.otherJob(job, r);
             }
-            if (r.job() != null && r.state() >= JobFile.AV_CREATED)
+            if (r.job() != null && r.job().equals(job.job()) && r.state() >= JobFile.AV_CREATED)
             {
                 return true;
             }
             if (!jobFile.stillNamed())
             {
-                return false; // its creator could not make the AV and removed it, or its job ended
+                return false; // its creator could not make the AV and removed it, its job ended, or it was left over
             }
             pause(job, deadline, timeout);
         }

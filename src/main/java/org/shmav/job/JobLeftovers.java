@@ -102,10 +102,10 @@ final class JobLeftovers
             {
                 return false;
             }
-            final FileLock all = JobFile.tryLockEveryParticipant(ch);
+            final FileLock all = lockEveryParticipant(ch);
             if (all == null)
             {
-                return false; // a participant joined, or a remover holds it: not ours to judge now
+                return false; // a participant joined, or another remover holds it: not ours to judge now
             }
             try
             {
@@ -132,6 +132,39 @@ final class JobLeftovers
         {
             return false;
         }
+    }
+
+    /**
+     * The lock of every participant's byte, retried for at most {@link JobFile#DELETE_WAIT_MILLIS}: the new
+     * job's other ranks probe the old file's locks (briefly) while they wait for this rank.
+     */
+    private static FileLock lockEveryParticipant(final FileChannel ch) throws IOException
+    {
+        final long deadline = System.nanoTime() + JobFile.DELETE_WAIT_MILLIS * 1_000_000;
+        FileLock all;
+        while ((all = JobFile.tryLockEveryParticipant(ch)) == null && System.nanoTime() - deadline < 0)
+        {
+            try
+            {
+                Thread.sleep(2);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        return all;
+    }
+
+    /**
+     * For a rank that finds another job's file where its own job's should be: true while that file may be
+     * a crashed job's that this node's local rank 0 is about to remove (its creator is gone and none of its
+     * participants runs, or a remover holds it now), so the rank waits for local rank 0 instead of refusing.
+     */
+    static boolean mayBeCleared(final JobRecord theirs, final JobFile file) throws IOException
+    {
+        return !alive(theirs.creatorPid()) && (theirs.running() == 0 || file.beingRemoved());
     }
 
     /**

@@ -90,6 +90,23 @@ class JobLeftoversTest
             "which is over (none of its processes runs) left of AV 'slurm-1.0'") && line.contains("goes on"), line);
     }
 
+    /** The new job's other ranks start first and find the crashed job's file: they wait for their local rank 0. */
+    @Test
+    void shouldLetTheNewJobsOtherRanksWaitForLocalRankZeroInsteadOfRefusingACrashedJobsFile() throws Exception
+    {
+        leaveJobFile(JobFile.AV_CREATED);
+        leaveAv();
+        final java.util.concurrent.CompletableFuture<NodeJob> other = java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> open(1));
+        Thread.sleep(300); // it reads the old file meanwhile
+        assertFalse(other.isDone(), () -> "it waits: " + other.handle((j, e) -> e).join());
+        try (NodeJob leader = open(0); NodeJob joined = other.get(10, TimeUnit.SECONDS))
+        {
+            assertFalse(joined.leader());
+            assertEquals(2, joined.av().attr().count());
+        }
+    }
+
     @Test
     void shouldRemoveTheJobFileOfACreatorKilledBeforeItMadeTheAv() throws Exception
     {
