@@ -34,6 +34,10 @@ final class JobLeftovers
 {
     /** A job file whose header is still zero is being written by its creator for at most this long. */
     private static final long UNWRITTEN_MILLIS = 1_000;
+    /** How long local rank 0 waits for a crashed job's creator, which holds no lock any more, to finish exiting. */
+    private static final long EXIT_WAIT_MILLIS = 2_000;
+    /** How long local rank 0 looks again at an AV without job file that seems in use (the new job's ranks probe it). */
+    private static final long IN_USE_WAIT_MILLIS = 1_000;
 
     private JobLeftovers()
     {
@@ -46,7 +50,12 @@ final class JobLeftovers
      */
     static void removeAvFiles(final Path directory, final String avName)
     {
-        SharedAvFile.unlink(directory, avName);
+        final FileIdentity before = FileIdentity.of(directory.resolve(avName));
+        if (!SharedAvFile.unlink(directory, avName) && before != null && before.equals(FileIdentity.of(directory.resolve(avName))))
+        {
+            // never an AV without its job file: both stay, for gc or the next job's local rank 0
+            throw new IllegalStateException("AV '" + avName + "' in " + directory + " could not be removed");
+        }
         removeDeadCreatorsFiles(directory, avName);
         try
         {
@@ -184,7 +193,7 @@ final class JobLeftovers
                 Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis() > UNWRITTEN_MILLIS &&
                 isZeroHeader(file);
         }
-        return !alive(r.creatorPid());
+        return goneSoon(r.creatorPid());
     }
 
     private static boolean isZeroHeader(final Path file) throws IOException
@@ -214,7 +223,7 @@ final class JobLeftovers
             return false;
         }
         final FileIdentity identity = FileIdentity.of(av);
-        if (identity == null || inUseOrCreatorAlive(av))
+        if (identity == null || !unusedLeftover(dir, job.avName(), IN_USE_WAIT_MILLIS))
         {
             return false;
         }
@@ -226,6 +235,37 @@ final class JobLeftovers
         System.err.println("shmav: rank " + job.rank() + " (local rank 0) of job " + job.job() + " removed AV '" +
             job.avName() + "' in " + job.directory() + " and its lock file, left with no job file by a job that is over " +
             "(no live process had it open, its creator gone), and goes on");
+        return true;
+    }
+
+    /**
+     * Whether AV {@code avName} of {@code dir}, which has no job file, is left over: no job prologue filled
+     * it, and no live process has it open nor is its creator running, for one look or until
+     * {@code withinMillis} passed.
+     */
+    static boolean unusedLeftover(final Path dir, final String avName, final long withinMillis)
+    {
+        if (PrefilledAv.awaitsItsJob(dir, avName))
+        {
+            return false;
+        }
+        final long deadline = System.nanoTime() + withinMillis * 1_000_000;
+        while (inUseOrCreatorAlive(dir.resolve(avName)))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            try
+            {
+                Thread.sleep(5);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
         return true;
     }
 
@@ -292,8 +332,49 @@ final class JobLeftovers
         }
     }
 
+    /** Whether process {@code pid} runs: a zombie (killed, not yet reaped by its parent) does not. */
     private static boolean alive(final long pid)
     {
-        return pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        if (pid <= 0 || !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+        {
+            return false;
+        }
+        try
+        {
+            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            final int end = stat.lastIndexOf(')'); // the command may hold spaces and parentheses
+            final char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : 'R';
+            return state != 'Z' && state != 'X' && state != 'x';
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return !(e instanceof NoSuchFileException);
+        }
+    }
+
+    /**
+     * Whether process {@code pid} is gone, waiting at most {@value #EXIT_WAIT_MILLIS} ms: a process that
+     * holds none of its job's locks any more may be exiting (the kernel drops the locks first).
+     */
+    private static boolean goneSoon(final long pid)
+    {
+        final long deadline = System.nanoTime() + EXIT_WAIT_MILLIS * 1_000_000;
+        while (alive(pid))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            try
+            {
+                Thread.sleep(10);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 }
