@@ -250,7 +250,8 @@ final class JobLeftovers
             return false;
         }
         final long deadline = System.nanoTime() + withinMillis * 1_000_000;
-        while (inUseOrCreatorAlive(dir.resolve(avName)))
+        // gone meanwhile (local rank 0 removed it) is no reason to refuse either
+        while (Files.exists(dir.resolve(avName), LinkOption.NOFOLLOW_LINKS) && inUseOrCreatorAlive(dir.resolve(avName)))
         {
             if (System.nanoTime() - deadline > 0)
             {
