@@ -62,6 +62,8 @@ public final class JobFile implements AutoCloseable
     /** The file's mode: the owner's only, as the AVs of ranks and avrun (a stranger must not hold its locks). */
     private static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-------");
     private static final long LOCK_POLL_MILLIS = 5;
+    /** How long a remover retries the lock of every participant's byte (probes by other ranks hold one briefly). */
+    static final long DELETE_WAIT_MILLIS = 1_000;
 
     static final int STATE_OFFSET = 8;
     static final int SLOTS_OFFSET = 12;
@@ -88,6 +90,18 @@ public final class JobFile implements AutoCloseable
         this.slot = slot;
         this.slots = slots;
         this.key = key;
+    }
+
+    /** {@return the directory of the job's AV} */
+    Path directory()
+    {
+        return file.getParent();
+    }
+
+    /** {@return the name of the job's AV} */
+    String avName()
+    {
+        return avNameOf(file.getFileName().toString());
     }
 
     /** The file that records the job of AV {@code avName} in {@code directory}. */
@@ -166,6 +180,17 @@ public final class JobFile implements AutoCloseable
     public boolean running(final int r) throws IOException
     {
         return !isFree(channel, r);
+    }
+
+    /**
+     * Whether a remover (a job's last rank, its cleanup process, gc, a later job's local rank 0) holds the
+     * lock of every participant's byte now: the byte after the last participant's is locked by nobody else.
+     */
+    public boolean beingRemoved() throws IOException
+    {
+        final ByteBuffer h = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        readFully(channel, h, SLOTS_OFFSET);
+        return !isFree(channel, Math.max(0, Math.min(h.getInt(0), 1 << 20)));
     }
 
     private void setState(final int state) throws IOException
@@ -310,13 +335,63 @@ public final class JobFile implements AutoCloseable
     /**
      * Removes the file (by its creator when its AV could not be made, or by the last participant to
      * leave), only when the name still refers to the file this participant opened: a newer job's file of
-     * the same name (made after gc or the cleanup process removed this one) is never removed.
+     * the same name (made after gc or the cleanup process removed this one) is never removed. Runs
+     * {@code removeAvFirst} (the AV's removal) just before, both while holding every participant's
+     * lock, which every other remover of the file takes too: between the check and the removal nobody
+     * removes this file and so nobody can make a new one under its name.
+     *
+     * @return false when the file was gone or replaced, or when another process kept a participant's lock
+     *         for {@value #DELETE_WAIT_MILLIS} ms (a joiner, or a frozen prober): then the job's cleanup
+     *         process or {@code shmav gc} removes what is left
      */
-    public void delete() throws IOException
+    public boolean delete(final Runnable removeAvFirst) throws IOException
     {
-        if (key != null && key.equals(fileKey(file)))
+        if (mine != null && mine.isValid())
         {
+            mine.release(); // this JVM's own lock would refuse the lock of every byte
+        }
+        final long deadline = System.nanoTime() + DELETE_WAIT_MILLIS * 1_000_000;
+        FileLock all;
+        while ((all = tryLockEveryParticipant(channel)) == null)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            pause();
+        }
+        try
+        {
+            if (key == null || !key.equals(fileKey(file)))
+            {
+                return false;
+            }
+            removeAvFirst.run();
             Files.deleteIfExists(file);
+            return true;
+        }
+        finally
+        {
+            all.release();
+        }
+    }
+
+    /** {@link #delete(Runnable)} of the file alone (its AV was never made). */
+    public boolean delete() throws IOException
+    {
+        return delete(() -> { });
+    }
+
+    private static void pause() throws java.io.InterruptedIOException
+    {
+        try
+        {
+            Thread.sleep(LOCK_POLL_MILLIS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while removing a job file");
         }
     }
 

@@ -1,6 +1,8 @@
 package org.shmav.job;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -79,7 +81,8 @@ final class JobFiles
             if (found.isEmpty())
             {
                 // An AV without a job file was not made by a job's rank 0 (which records the job first).
-                if (!avExists(domain, job.avName()))
+                // Files.exists, not an open: a reader's open would make the AV look in use to local rank 0
+                if (!Files.exists(job.directory().resolve(job.avName()), LinkOption.NOFOLLOW_LINKS))
                 {
                     foreignSince = 0;
                 }
@@ -87,8 +90,10 @@ final class JobFiles
                 {
                     foreignSince = System.nanoTime();
                 }
-                else if (System.nanoTime() - foreignSince > FOREIGN_MILLIS * 1_000_000)
+                else if (System.nanoTime() - foreignSince > FOREIGN_MILLIS * 1_000_000 &&
+                    !JobLeftovers.unusedLeftover(job.directory(), job.avName(), 200))
                 {
+                    // a crashed job's AV that nobody uses is local rank 0's to remove: wait for it, until the deadline
                     throw JobRefusals.notAJobsAv(job);
                 }
                 pause(job, deadline, timeout);
@@ -136,17 +141,17 @@ final class JobFiles
         while (true)
         {
             final JobRecord r = jobFile.read();
-            if (r.job() != null && !r.job().equals(job.job()))
+            if (r.job() != null && !r.job().equals(job.job()) && !JobLeftovers.mayBeCleared(r, jobFile))
             {
                 throw JobRefusals.otherJob(job, r);
             }
-            if (r.job() != null && r.state() >= JobFile.AV_CREATED)
+            if (r.job() != null && r.job().equals(job.job()) && r.state() >= JobFile.AV_CREATED)
             {
                 return true;
             }
             if (!jobFile.stillNamed())
             {
-                return false; // its creator could not make the AV and removed it, or its job ended
+                return false; // its creator could not make the AV and removed it, its job ended, or it was left over
             }
             pause(job, deadline, timeout);
         }
@@ -255,16 +260,20 @@ final class JobFiles
         }
     }
 
-    static void closeAndDelete(final JobFile jobFile, final RuntimeException e)
+    /** The creator's job file when its AV could not be made or joined: removed, with the AV when {@code withAv}. */
+    static void closeAndDelete(final JobFile jobFile, final boolean withAv, final RuntimeException e)
     {
         try
         {
-            jobFile.delete();
-            jobFile.close();
+            jobFile.delete(withAv ? () -> JobLeftovers.removeAvFiles(jobFile.directory(), jobFile.avName()) : () -> { });
         }
-        catch (final IOException suppressed)
+        catch (final IOException | RuntimeException suppressed)
         {
             e.addSuppressed(suppressed);
+        }
+        finally
+        {
+            closeQuietly(jobFile);
         }
     }
 

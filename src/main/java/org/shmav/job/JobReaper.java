@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 
 import org.shmav.FabricException;
-import org.shmav.shm.SharedAvFile;
 
 /**
  * The cleanup process of a job under a foreign launcher: removes the job's AV and job file once every
@@ -95,7 +94,7 @@ public final class JobReaper
         {
             try
             {
-                SharedAvFile.unlink(directory, avName);
+                JobLeftovers.removeAvFiles(directory, avName);
             }
             catch (final FabricException e)
             {

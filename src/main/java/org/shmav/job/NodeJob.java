@@ -168,6 +168,8 @@ public final class NodeJob implements AutoCloseable
     /** Local rank 0 claims the name, creates the AV; nobody else creates it. */
     private static NodeJob create(final Domain domain, final RankEnvironment job, final AvType type, final int entries)
     {
+        // What a crashed job left (its processes and creator gone) is removed first; anything else refuses below.
+        JobLeftovers.clearIfOver(job);
         // The common case (an AV left by a job that died) first; the job file and createOnly below decide races.
         if (JobFiles.avExists(domain, job.avName()))
         {
@@ -191,18 +193,16 @@ public final class NodeJob implements AutoCloseable
         {
             throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot create " + JobFiles.file(job) + ": " + e, e);
         }
+        AddressVector av = null;
         try
         {
-            final AddressVector av = domain.openAv(AvAttr.builder().type(type).count(entries).name(job.avName())
-                .createOnly(true).build());
+            av = domain.openAv(AvAttr.builder().type(type).count(entries).name(job.avName()).createOnly(true).build());
             try
             {
                 jobFile.avCreated();
             }
             catch (final IOException e)
             {
-                av.close();
-                domain.unlinkAv(job.avName());
                 throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot write " + JobFiles.file(job) + ": " + e, e);
             }
             JobFiles.startReaper(job, jobFile);
@@ -210,13 +210,30 @@ public final class NodeJob implements AutoCloseable
         }
         catch (final RuntimeException e)
         {
-            // This job's own file, still locked by this process: nobody else removes or replaces it.
-            JobFiles.closeAndDelete(jobFile, e);
+            // This job's own file: nobody else removes or replaces it. The AV goes with it when this rank made it
+            // (the JVM shutting down as the rank started, say), so that nothing of this job stays in the next one's way.
+            if (av != null)
+            {
+                closeQuietly(av, e);
+            }
+            JobFiles.closeAndDelete(jobFile, av != null, e);
             if (e instanceof FabricException f && f.errno() == FiErrno.EEXIST)
             {
                 throw JobRefusals.existsAlready(job, Optional.empty(), f);
             }
             throw e;
+        }
+    }
+
+    private static void closeQuietly(final AddressVector av, final RuntimeException e)
+    {
+        try
+        {
+            av.close();
+        }
+        catch (final RuntimeException suppressed)
+        {
+            e.addSuppressed(suppressed);
         }
     }
 
@@ -384,8 +401,7 @@ public final class NodeJob implements AutoCloseable
         {
             if (file.leave())
             {
-                domain.unlinkAv(job.avName());
-                file.delete();
+                file.delete(() -> JobLeftovers.removeAvFiles(job.directory(), job.avName()));
             }
         }
         catch (final IOException e)

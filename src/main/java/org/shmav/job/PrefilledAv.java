@@ -1,6 +1,9 @@
 package org.shmav.job;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -22,6 +25,8 @@ public final class PrefilledAv
 {
     /** Prefix of the mark's name; AV names cannot start with '.', so it never clashes with an AV. */
     public static final String PREFIX = ".shmav-prefilled.";
+    /** How long a rank waits for another rank that is removing the mark. */
+    private static final long LOCK_WAIT_MILLIS = 1_000;
 
     private PrefilledAv()
     {
@@ -58,12 +63,29 @@ public final class PrefilledAv
         return Files.exists(path(directory, avName), LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** The job's rank opened the AV: the mark's work is done (idempotent; another rank may have removed it). */
+    /**
+     * The job's rank opened the AV: the mark's work is done. Removed by identity, under an exclusive lock on
+     * the mark itself that every rank removing it takes: of the job's ranks one removes it, and a mark made
+     * anew for a later job (after this one was removed) is never removed by a rank that looked at the old one.
+     */
     static void jobStarted(final Path directory, final String avName)
     {
+        final Path mark = path(directory, avName);
         try
         {
-            Files.deleteIfExists(path(directory, avName));
+            final Object seen = JobFile.fileKey(mark);
+            if (seen == null)
+            {
+                return; // another rank was first
+            }
+            try (FileChannel ch = FileChannel.open(mark, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS); FileLock lock = lockWithin(ch, LOCK_WAIT_MILLIS))
+            {
+                if (lock != null && seen.equals(JobFile.fileKey(mark)))
+                {
+                    Files.delete(mark);
+                }
+            }
         }
         catch (final NoSuchFileException e)
         {
@@ -71,8 +93,41 @@ public final class PrefilledAv
         }
         catch (final IOException e)
         {
-            System.err.println("shmav: cannot remove " + path(directory, avName) + " (" + e.getMessage() +
+            System.err.println("shmav: cannot remove " + mark + " (" + e.getMessage() +
                 "): gc keeps AV '" + avName + "' until it is removed");
+        }
+    }
+
+    /** The exclusive lock of the whole mark, retried for at most {@code millis}; null when another process kept it. */
+    private static FileLock lockWithin(final FileChannel ch, final long millis) throws IOException
+    {
+        final long deadline = System.nanoTime() + millis * 1_000_000;
+        while (true)
+        {
+            try
+            {
+                final FileLock lock = ch.tryLock();
+                if (lock != null || System.nanoTime() - deadline > 0)
+                {
+                    return lock;
+                }
+            }
+            catch (final OverlappingFileLockException e)
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    return null; // another rank of this JVM (tests) holds it
+                }
+            }
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while removing " + PREFIX + " mark");
+            }
         }
     }
 }

@@ -312,9 +312,12 @@ public final class Job
 
     private void removeAv()
     {
+        Runnable removeAvFirst = () -> { };
+        boolean closed = false;
         try
         {
             av.close();
+            closed = true;
             if (spec.keepAv())
             {
                 err.println("avrun: kept AV '" + spec.avName() + "' in " + spec.directory() + " (" +
@@ -322,9 +325,8 @@ public final class Job
             }
             else
             {
-                domain.unlinkAv(spec.avName());
+                removeAvFirst = this::unlinkAv;
             }
-            domain.close();
         }
         catch (final FabricException e)
         {
@@ -332,8 +334,25 @@ public final class Job
         }
         finally
         {
-            // A kept AV is a plain AV from now on: its job is over.
-            JobSetup.deleteQuietly(jobFile);
+            // A kept AV is a plain AV from now on: its job is over. Otherwise the AV goes first, under every
+            // participant's lock of the job file, as every remover of a job's AV does.
+            JobSetup.deleteQuietly(jobFile, removeAvFirst);
+            if (closed)
+            {
+                domain.close();
+            }
+        }
+    }
+
+    private void unlinkAv()
+    {
+        try
+        {
+            domain.unlinkAv(spec.avName());
+        }
+        catch (final FabricException e)
+        {
+            err.println("avrun: could not remove AV '" + spec.avName() + "': " + e.getMessage());
         }
     }
 

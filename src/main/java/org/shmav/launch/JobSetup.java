@@ -126,9 +126,15 @@ final class JobSetup
 
     static void deleteQuietly(final JobFile jobFile)
     {
+        deleteQuietly(jobFile, () -> { });
+    }
+
+    /** Removes the job file, running {@code removeAvFirst} just before under its locks ({@link JobFile#delete(Runnable)}). */
+    static void deleteQuietly(final JobFile jobFile, final Runnable removeAvFirst)
+    {
         try
         {
-            jobFile.delete();
+            jobFile.delete(removeAvFirst);
             jobFile.close();
         }
         catch (final IOException e)

@@ -57,6 +57,13 @@ final class SimulatedNodes
     static ChildJvm mpiexec(final String hosts, final int ranks, final Map<String, String> genv, final String main,
         final Path logs) throws Exception
     {
+        return mpiexec(hosts, ranks, genv, main, logs, Map.of());
+    }
+
+    /** {@link #mpiexec(String, int, Map, String, Path)} with {@code launcherEnv} added to mpiexec's environment (fakessh's). */
+    static ChildJvm mpiexec(final String hosts, final int ranks, final Map<String, String> genv, final String main,
+        final Path logs, final Map<String, String> launcherEnv) throws Exception
+    {
         final List<String> command = new ArrayList<>(List.of(require("mpiexec.hydra", "mpich").toString(), "-launcher",
             "ssh", "-launcher-exec", FAKESSH.toString(), "-hosts", hosts, "-n", Integer.toString(ranks)));
         for (final Map.Entry<String, String> e : genv.entrySet())
@@ -66,7 +73,7 @@ final class SimulatedNodes
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xmx96m", "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), main));
         // /dev/shm is each node's own tmpfs: whatever SHMAV_DIR the test JVM has, the nodes use theirs
-        final Map<String, String> env = new HashMap<>();
+        final Map<String, String> env = new HashMap<>(launcherEnv);
         env.put("SHMAV_DIR", "/dev/shm");
         return ChildJvm.command(command, env, logs);
     }
@@ -78,6 +85,13 @@ final class SimulatedNodes
     static ChildJvm mpirun(final String hosts, final int ranks, final Map<String, String> env, final String main,
         final Path logs) throws Exception
     {
+        return mpirun(hosts, ranks, env, main, logs, Map.of());
+    }
+
+    /** {@link #mpirun(String, int, Map, String, Path)} with {@code launcherEnv} added to mpirun's environment (fakessh's). */
+    static ChildJvm mpirun(final String hosts, final int ranks, final Map<String, String> env, final String main,
+        final Path logs, final Map<String, String> launcherEnv) throws Exception
+    {
         final List<String> command = new ArrayList<>(List.of(require("mpirun.openmpi", "openmpi-bin").toString(),
             "--mca", "plm_rsh_agent", FAKESSH.toString(), "--host", hosts, "-np", Integer.toString(ranks)));
         for (final Map.Entry<String, String> e : env.entrySet())
@@ -87,8 +101,9 @@ final class SimulatedNodes
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xmx96m", "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), main));
         // Open MPI refuses root unless told twice
-        return ChildJvm.command(command, Map.of("SHMAV_DIR", "/dev/shm", "OMPI_ALLOW_RUN_AS_ROOT", "1",
-            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"), logs);
+        final Map<String, String> launcher = new HashMap<>(launcherEnv);
+        launcher.putAll(Map.of("SHMAV_DIR", "/dev/shm", "OMPI_ALLOW_RUN_AS_ROOT", "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"));
+        return ChildJvm.command(command, launcher, logs);
     }
 
     private static Path onPath(final String binary)
