@@ -18,7 +18,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 import org.shmav.AddressVector;
+import org.shmav.AvSetAttr;
 import org.shmav.Domain;
+import org.shmav.Fi;
 
 /**
  * Filling an empty AV: one {@code fi_av_insert} call per address, or one call with all of them. Each
@@ -46,6 +48,15 @@ public abstract class AbstractInsertBench
 {
     @Param({BenchAvs.PRIVATE, BenchAvs.SHARED})
     public String av;
+
+    /**
+     * {@code fresh}: the AV's slot and hash pages are first touched by the timed inserts, as in any new
+     * AV. {@code present}: they are read before the timing (every slot's state by a universe AV set,
+     * every address's bucket by a reverse lookup), so that the inserts take no first-touch page fault,
+     * as memory_limits' insert models (docs/performance.md, Where an insert's time goes).
+     */
+    @Param({"fresh"})
+    public String pages;
 
     private Domain domain;
     private ByteBuffer addrs;
@@ -83,6 +94,16 @@ public abstract class AbstractInsertBench
     {
         name = BenchAvs.uniqueName("insert");
         vector = BenchAvs.open(domain, av, name, capacity());
+        if ("present".equals(pages))
+        {
+            vector.openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build()).close();
+            for (int i = 0; i < entries(); i++)
+            {
+                addrs.position(i * BenchAddresses.ADDRLEN);
+                vector.reverseLookup(addrs);
+            }
+            addrs.position(0);
+        }
     }
 
     @TearDown(Level.Iteration)
