@@ -28,7 +28,7 @@
  *       enough. P passes (default 5) over fresh slots; prints the median pass per insert. Comparing MB
  *       sizes at one W says what the random bucket costs while the inserts stream through the slots.
  *
- *   memory_limits insert-shmav MB [--inserts N] [--passes P] [--fresh]
+ *   memory_limits insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh]
  *       The insert model with shmav's own atomics and lines (docs/performance.md, Where an insert's time
  *       goes): per insert, the handle lock's CAS (a private word) and its release store; loads of the
  *       header's segmentCount, freeHint, free-group mark and indexState words and of the writer's
@@ -37,8 +37,10 @@
  *       the fill (addrLen, 16 address bytes, auth key, user id); the bucket CAS; map_addr[i] (release);
  *       journal (release), the commit CAS CLAIMED -> PUBLISHING, journal (release); the publish CAS
  *       PUBLISHING -> VALID; published (release); and, per free group (64 slots up to 1M), the hint CAS
- *       and the group's settle (fetch-and on the mark, a load of the group's state words). N inserts (default
- *       1M) into N fresh slots, P passes (default 5); prints the median pass per insert. MB past the
+ *       and the group's settle (fetch-and on the mark, a load of the group's state words); plus W
+ *       operations of other work, as insert's --work (default 0). N inserts (default
+ *       1M) into N fresh slots, P passes (default 5); prints the median pass per insert, in elapsed
+ *       time and (_cpu) in the thread's CPU time, which a loaded machine disturbs less. MB past the
  *       last-level cache gives the out-of-cache row. The slot and hash pages are present before the
  *       timing, unless --fresh: then every pass maps new files and writes only map_addr first (all
  *       ones), as creating an AV does, so the inserts take the first-touch page faults of a new AV.
@@ -270,7 +272,7 @@ static int insert(long megabytes, long work, long passes)
 #define H_FREE_GROUPS 1024
 #define H_ATTACHER 4096 /* the writer's own attacher entry: token, journal, phase, published */
 
-static int insert_shmav(long megabytes, long n, long passes, int fresh)
+static int insert_shmav(long megabytes, long n, long work, long passes, int fresh)
 {
     const size_t buckets = ((size_t)megabytes << 20) / 8;
     if (!buckets) { fprintf(stderr, "insert-shmav needs a hash of at least 1 MB\n"); return 2; }
@@ -281,8 +283,8 @@ static int insert_shmav(long megabytes, long n, long passes, int fresh)
     while ((uint64_t)(n - 1) >> shift >= 16384) shift++;
     const long group_slots = 1L << shift;
 #define H64(off) ((uint64_t *)(header + (off)))
-    double *per_pass = calloc((size_t)passes, sizeof *per_pass);
-    uint64_t x = 88172645463325252ull, checks = 0;
+    double *per_pass = calloc((size_t)passes, sizeof *per_pass), *cpu_per_pass = calloc((size_t)passes, sizeof *per_pass);
+    uint64_t x = 88172645463325252ull, checks = 0, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
     unsigned char address[ADDR_BYTES];
     for (long p = 0; p < passes; p++) {
         if (p == 0 || fresh) {
@@ -303,9 +305,10 @@ static int insert_shmav(long megabytes, long n, long passes, int fresh)
         *H64(H_SEGMENT_COUNT) = 1;
         *H64(H_INDEX_STATE) = 1;
         for (int w = 0; w < 256; w++) *H64(H_FREE_GROUPS + 8 * w) = ~0ull;
-        const double t0 = now_ns();
+        const double t0 = now_ns(), c0 = thread_cpu_ns();
         for (long i = 0; i < n; i++) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            for (long k = 0; k < work / 4; k++) WORK4(w0, w1, w2, w3);
             uint64_t unlocked = 0;
             __atomic_compare_exchange_n(&lock_word, &unlocked, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
             checks += __atomic_load_n(H64(H_ATTACHER), __ATOMIC_RELAXED);           /* token */
@@ -351,14 +354,18 @@ static int insert_shmav(long megabytes, long n, long passes, int fresh)
             __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
         }
         per_pass[p] = (now_ns() - t0) / (double)n;
+        cpu_per_pass[p] = (thread_cpu_ns() - c0) / (double)n;
     }
 #undef H64
-    sink = checks + map[n - 1];
-    printf("# %ld inserts with shmav's atomics and lines: random bucket in %ld MB, %ld passes, %s\n", n, megabytes, passes,
+    sink = checks + map[n - 1] + w0 + w1 + w2 + w3;
+    printf("# %ld inserts with shmav's atomics and lines: random bucket in %ld MB, %ld operations of other work each, "
+        "%ld passes, %s\n", n, megabytes, work, passes,
         fresh ? "each into a fresh file (slot and hash pages first touched by the inserts, as in a new AV)"
               : "pages present before the timing");
     printf("result insert_shmav_model_%ldmb%s %.2f ns/op\n", megabytes, fresh ? "_fresh" : "",
         median(per_pass, (size_t)passes));
+    printf("result insert_shmav_model_%ldmb%s_cpu %.2f ns/op\n", megabytes, fresh ? "_fresh" : "",
+        median(cpu_per_pass, (size_t)passes));
     munmap(hash, buckets * 8);
     munmap(header, 8192);
     munmap(slots, (size_t)n * 64);
@@ -370,7 +377,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] | bandwidth MB [--passes P] | latency MB [--loads L] | "
-            "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--passes P] [--fresh]\n",
+            "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh]\n",
             argv[0]);
         return 2;
     }
@@ -397,7 +404,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "bandwidth")) return bandwidth(size, passes);
     if (!strcmp(mode, "latency")) return latency(size, loads);
     if (!strcmp(mode, "insert")) return insert(size, work, passes);
-    if (!strcmp(mode, "insert-shmav")) return insert_shmav(size, inserts, passes, fresh);
+    if (!strcmp(mode, "insert-shmav")) return insert_shmav(size, inserts, work, passes, fresh);
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
 }

@@ -18,9 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 import org.shmav.AddressVector;
-import org.shmav.AvSetAttr;
 import org.shmav.Domain;
-import org.shmav.Fi;
 
 /**
  * Filling an empty AV: one {@code fi_av_insert} call per address, or one call with all of them. Each
@@ -51,9 +49,9 @@ public abstract class AbstractInsertBench
 
     /**
      * {@code fresh}: the AV's slot and hash pages are first touched by the timed inserts, as in any new
-     * AV. {@code present}: they are read before the timing (every slot's state by a universe AV set,
-     * every address's bucket by a reverse lookup), so that the inserts take no first-touch page fault,
-     * as memory_limits' insert models (docs/performance.md, Where an insert's time goes).
+     * AV. {@code present}: every page of the AV is touched through the handle's own mapping before the
+     * timing ({@link AvPages}), so that the inserts take no first-touch page fault, as memory_limits'
+     * insert models (docs/performance.md, Where an insert's time goes).
      */
     @Param({"fresh"})
     public String pages;
@@ -96,13 +94,7 @@ public abstract class AbstractInsertBench
         vector = BenchAvs.open(domain, av, name, capacity());
         if ("present".equals(pages))
         {
-            vector.openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build()).close();
-            for (int i = 0; i < entries(); i++)
-            {
-                addrs.position(i * BenchAddresses.ADDRLEN);
-                vector.reverseLookup(addrs);
-            }
-            addrs.position(0);
+            AvPages.touch(vector);
         }
     }
 

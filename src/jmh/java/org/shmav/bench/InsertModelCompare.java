@@ -10,26 +10,28 @@ import java.util.Arrays;
 import java.util.List;
 
 import org.shmav.AddressVector;
-import org.shmav.AvSetAttr;
 import org.shmav.Domain;
-import org.shmav.Fi;
 import org.shmav.shm.AvLayout;
 
 /**
  * shmav's single insert against its model, {@code memory_limits insert-shmav} (the same atomics and
  * lines, docs/performance.md, Where an insert's time goes), in alternating rounds of one run, at each
  * AV size given, with the AV's pages fresh (first touched by the inserts, as in a new AV) and present
- * (read before the timing; the model's pages written before it):
+ * (touched through the handle's own mapping before the timing, {@link AvPages}; the model's pages
+ * written before it):
  *
  * <pre>
  *   java ... org.shmav.bench.InsertModelCompare target/bench/memory_limits ROUNDS N [N ...]
  * </pre>
  * Each round, for each N: the model present, shmav present, the model fresh, shmav fresh; one call per
- * address into a shared AV created with count N. Prints each row's lowest and median round in ns per
- * insert, and shmav / model on each. On a loaded machine the lowest round is the one least disturbed.
+ * address into a shared AV created with count N. Times are the inserting thread's CPU time (the model's
+ * too), so that other processes of a loaded machine count only through what they do to the caches.
+ * Prints each row's lowest and median round in ns per insert, and shmav / model on the lowest rounds.
  */
 public final class InsertModelCompare
 {
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
     private InsertModelCompare()
     {
     }
@@ -85,7 +87,7 @@ public final class InsertModelCompare
         }
     }
 
-    /** ns per insert of {@code n} single inserts into a new shared AV of count n. */
+    /** ns of this thread's CPU time per insert, of {@code n} single inserts into a new shared AV of count n. */
     private static double shmav(final Domain domain, final int n, final boolean present)
     {
         final ByteBuffer addrs = BenchAddresses.direct(0, n);
@@ -96,14 +98,9 @@ public final class InsertModelCompare
         {
             if (present)
             {
-                av.openSet(AvSetAttr.builder().flags(Fi.UNIVERSE).build()).close(); // reads every slot's state
-                for (int i = 0; i < n; i++)
-                {
-                    addrs.position(i * BenchAddresses.ADDRLEN);
-                    av.reverseLookup(addrs); // reads the address's bucket
-                }
+                AvPages.touch(av);
             }
-            final long t0 = System.nanoTime();
+            final long t0 = THREADS.getCurrentThreadCpuTime();
             for (int i = 0; i < n; i++)
             {
                 addrs.position(i * BenchAddresses.ADDRLEN);
@@ -112,7 +109,7 @@ public final class InsertModelCompare
                     throw new IllegalStateException("insert " + i + " failed");
                 }
             }
-            return (System.nanoTime() - t0) / (double)n;
+            return (THREADS.getCurrentThreadCpuTime() - t0) / (double)n;
         }
         finally
         {
@@ -120,7 +117,7 @@ public final class InsertModelCompare
         }
     }
 
-    /** The model's median pass, ns per insert. */
+    /** The model's median pass, ns of CPU time per insert. */
     private static double model(final String limits, final int n, final boolean fresh) throws IOException, InterruptedException
     {
         final List<String> command = new ArrayList<>(List.of(limits, "insert-shmav", Long.toString(hashMegabytes(n)),
@@ -135,7 +132,7 @@ public final class InsertModelCompare
         {
             for (String line = out.readLine(); line != null; line = out.readLine())
             {
-                if (line.startsWith("result "))
+                if (line.startsWith("result ") && line.split(" ")[1].endsWith("_cpu"))
                 {
                     result = Double.parseDouble(line.split(" ")[2]);
                 }
