@@ -1,6 +1,6 @@
 /*
  * Timing helpers shared by the C harnesses of scripts/bench-compare (fabric_av_bench.c, memory_limits.c):
- * a monotonic clock in nanoseconds, and the median of a run's samples, as the Java side reports.
+ * a monotonic clock in nanoseconds, the thread's CPU time, and the median of a run's samples, as the Java side reports.
  */
 #ifndef SHMAV_BENCH_UTIL_H
 #define SHMAV_BENCH_UTIL_H
@@ -12,6 +12,15 @@ static inline double now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* CPU time of the calling thread in nanoseconds: what a loop cost, without the time other processes
+ * of a loaded machine ran instead of it. */
+static inline double thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 

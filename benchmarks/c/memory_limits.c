@@ -28,6 +28,23 @@
  *       enough. P passes (default 5) over fresh slots; prints the median pass per insert. Comparing MB
  *       sizes at one W says what the random bucket costs while the inserts stream through the slots.
  *
+ *   memory_limits insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh]
+ *       The insert model with shmav's own atomics and lines (docs/performance.md, Where an insert's time
+ *       goes): per insert, the handle lock's CAS (a private word) and its release store; loads of the
+ *       header's segmentCount, freeHint, free-group mark and indexState words and of the writer's
+ *       attacher line (token, journal, published); the duplicate probe's load of one random bucket in a
+ *       hash of MB megabytes; map_addr[i] and the state word loaded, then the claim CAS FREE -> CLAIMED;
+ *       the fill (addrLen, 16 address bytes, auth key, user id); the bucket CAS; map_addr[i] (release);
+ *       journal (release), the commit CAS CLAIMED -> PUBLISHING, journal (release); the publish CAS
+ *       PUBLISHING -> VALID; published (release); and, per free group (64 slots up to 1M), the hint CAS
+ *       and the group's settle (fetch-and on the mark, a load of the group's state words); plus W
+ *       operations of other work, as insert's --work (default 0). N inserts (default
+ *       1M) into N fresh slots, P passes (default 5); prints the median pass per insert, in elapsed
+ *       time and (_cpu) in the thread's CPU time, which a loaded machine disturbs less. MB past the
+ *       last-level cache gives the out-of-cache row. The slot and hash pages are present before the
+ *       timing, unless --fresh: then every pass maps new files and writes only map_addr first (all
+ *       ones), as creating an AV does, so the inserts take the first-touch page faults of a new AV.
+ *
  * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
  * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
  *
@@ -248,11 +265,119 @@ static int insert(long megabytes, long work, long passes)
     return 0;
 }
 
+/* Lines of the model's header, as src/main/java/org/shmav/shm/AvFileDescriptor.java places the words. */
+#define H_SEGMENT_COUNT 128
+#define H_FREE_HINT 256
+#define H_INDEX_STATE 384
+#define H_FREE_GROUPS 1024
+#define H_ATTACHER 4096 /* the writer's own attacher entry: token, journal, phase, published */
+
+static int insert_shmav(long megabytes, long n, long work, long passes, int fresh)
+{
+    const size_t buckets = ((size_t)megabytes << 20) / 8;
+    if (!buckets) { fprintf(stderr, "insert-shmav needs a hash of at least 1 MB\n"); return 2; }
+    uint64_t *hash = NULL, *map = NULL;
+    unsigned char *header = NULL, *slots = NULL;
+    uint64_t lock_word = 0; /* the handle lock: a word of the writer's own heap */
+    int shift = 6; /* free groups of 2^shift slots, at most 16384 of them (AvFileDescriptor.freeGroupShift) */
+    while ((uint64_t)(n - 1) >> shift >= 16384) shift++;
+    const long group_slots = 1L << shift;
+#define H64(off) ((uint64_t *)(header + (off)))
+    double *per_pass = calloc((size_t)passes, sizeof *per_pass), *cpu_per_pass = calloc((size_t)passes, sizeof *per_pass);
+    uint64_t x = 88172645463325252ull, checks = 0, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    unsigned char address[ADDR_BYTES];
+    for (long p = 0; p < passes; p++) {
+        if (p == 0 || fresh) {
+            if (p > 0) {
+                munmap(hash, buckets * 8); munmap(header, 8192); munmap(slots, (size_t)n * 64); munmap(map, (size_t)n * 8);
+            }
+            hash = (uint64_t *)map_shm(buckets * 8);
+            header = map_shm(8192);
+            slots = map_shm((size_t)n * 64);
+            map = (uint64_t *)map_shm((size_t)n * 8);
+        }
+        if (!fresh) { /* every page present before the timing */
+            memset(slots, 0, (size_t)n * 64);
+            memset(hash, 0, buckets * 8);
+        }
+        memset(map, 0xFF, (size_t)n * 8);            /* as an AV's creation writes it */
+        memset(header, 0, 8192);
+        *H64(H_SEGMENT_COUNT) = 1;
+        *H64(H_INDEX_STATE) = 1;
+        for (int w = 0; w < 256; w++) *H64(H_FREE_GROUPS + 8 * w) = ~0ull;
+        const double t0 = now_ns(), c0 = thread_cpu_ns();
+        for (long i = 0; i < n; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            for (long k = 0; k < work / 4; k++) WORK4(w0, w1, w2, w3);
+            uint64_t unlocked = 0;
+            __atomic_compare_exchange_n(&lock_word, &unlocked, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            checks += __atomic_load_n(H64(H_ATTACHER), __ATOMIC_RELAXED);           /* token */
+            checks += __atomic_load_n((uint32_t *)(header + H_SEGMENT_COUNT), __ATOMIC_ACQUIRE);
+            *H64(H_ATTACHER + 40) = 1;                                                /* phase */
+            const uint64_t state = __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST);
+            uint64_t *b = &hash[(uint64_t)(((unsigned __int128)x * buckets) >> 64)];
+            const uint64_t seen = __atomic_load_n(b, __ATOMIC_SEQ_CST);            /* the probe: EMPTY */
+            const uint64_t hint = __atomic_load_n(H64(H_FREE_HINT), __ATOMIC_SEQ_CST);
+            const long group = i >> shift;
+            checks += __atomic_load_n(H64(H_FREE_GROUPS + 8 * (group >> 6)), __ATOMIC_SEQ_CST) >> (group & 63) & 1;
+            uint64_t *st = (uint64_t *)(slots + (size_t)i * 64);
+            checks += __atomic_load_n(&map[i], __ATOMIC_RELAXED) == ~0ull;
+            uint64_t free_word = __atomic_load_n(st, __ATOMIC_SEQ_CST);
+            __atomic_compare_exchange_n(st, &free_word, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            if (((i + 1) & (group_slots - 1)) == 0) {                                /* left the hint's group */
+                uint64_t h = hint;
+                __atomic_compare_exchange_n(H64(H_FREE_HINT), &h, (uint64_t)(i + 1), 0, __ATOMIC_SEQ_CST,
+                    __ATOMIC_SEQ_CST);
+                __atomic_fetch_and(H64(H_FREE_GROUPS + 8 * (group >> 6)), ~(1ull << (group & 63)), __ATOMIC_SEQ_CST);
+                for (long k = i + 1 - group_slots; k <= i; k++)
+                    checks += __atomic_load_n((uint64_t *)(slots + (size_t)k * 64), __ATOMIC_SEQ_CST) == 0;
+            }
+            *(uint32_t *)((unsigned char *)st + 24) = ADDR_BYTES;                    /* the fill, plain */
+            fill_address(address, i);
+            memcpy((unsigned char *)st + 32, address, ADDR_BYTES);
+            *(uint64_t *)((unsigned char *)st + 16) = ~0ull;
+            *(uint64_t *)((unsigned char *)st + 8) = ~0ull;
+            uint64_t empty = __atomic_load_n(b, __ATOMIC_SEQ_CST);                  /* the placing walk */
+            __atomic_compare_exchange_n(b, &empty, seen + (uint64_t)i + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            checks += __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST) == state;
+            __atomic_store_n(&map[i], (uint64_t)i, __ATOMIC_RELEASE);
+            const uint64_t journal = __atomic_load_n(H64(H_ATTACHER + 8), __ATOMIC_RELAXED);
+            __atomic_store_n(H64(H_ATTACHER + 8), journal | 1, __ATOMIC_RELEASE);
+            uint64_t claimed = 1;
+            __atomic_compare_exchange_n(st, &claimed, 3, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            __atomic_store_n(H64(H_ATTACHER + 8), journal + 2, __ATOMIC_RELEASE);
+            uint64_t publishing = 3;
+            __atomic_compare_exchange_n(st, &publishing, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST,
+                __ATOMIC_SEQ_CST);
+            __atomic_store_n(H64(H_ATTACHER + 48), *H64(H_ATTACHER + 48) + 1, __ATOMIC_RELEASE); /* published */
+            *H64(H_ATTACHER + 40) = 0;
+            __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+        }
+        per_pass[p] = (now_ns() - t0) / (double)n;
+        cpu_per_pass[p] = (thread_cpu_ns() - c0) / (double)n;
+    }
+#undef H64
+    sink = checks + map[n - 1] + w0 + w1 + w2 + w3;
+    printf("# %ld inserts with shmav's atomics and lines: random bucket in %ld MB, %ld operations of other work each, "
+        "%ld passes, %s\n", n, megabytes, work, passes,
+        fresh ? "each into a fresh file (slot and hash pages first touched by the inserts, as in a new AV)"
+              : "pages present before the timing");
+    printf("result insert_shmav_model_%ldmb%s %.2f ns/op\n", megabytes, fresh ? "_fresh" : "",
+        median(per_pass, (size_t)passes));
+    printf("result insert_shmav_model_%ldmb%s_cpu %.2f ns/op\n", megabytes, fresh ? "_fresh" : "",
+        median(cpu_per_pass, (size_t)passes));
+    munmap(hash, buckets * 8);
+    munmap(header, 8192);
+    munmap(slots, (size_t)n * 64);
+    munmap(map, (size_t)n * 8);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] | bandwidth MB [--passes P] | latency MB [--loads L] | "
-            "insert MB [--work W] [--passes P]\n",
+            "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh]\n",
             argv[0]);
         return 2;
     }
@@ -261,21 +386,25 @@ int main(int argc, char **argv)
     const int first_option = strcmp(mode, "lookup") ? 3 : 4;
     const long least = strcmp(mode, "insert") ? 1 : 0; /* insert 0: no hash at all */
     if (size < least || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
-    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0;
+    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0, inserts = 1000000;
+    int fresh = 0;
     for (int a = first_option; a < argc; a++) {
         if (!strcmp(argv[a], "--passes") && a + 1 < argc) passes = atol(argv[++a]);
         else if (!strcmp(argv[a], "--loads") && a + 1 < argc) loads = atol(argv[++a]);
         else if (!strcmp(argv[a], "--work") && a + 1 < argc) work = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--inserts") && a + 1 < argc) inserts = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--fresh")) fresh = 1;
         else { fprintf(stderr, "unknown option %s\n", argv[a]); return 2; }
     }
-    if (passes <= 0 || loads <= 0 || work < 0) {
-        fprintf(stderr, "--passes and --loads must be positive, --work at least 0\n");
+    if (passes <= 0 || loads <= 0 || work < 0 || inserts <= 0) {
+        fprintf(stderr, "--passes, --loads and --inserts must be positive, --work at least 0\n");
         return 2;
     }
     if (!strcmp(mode, "lookup")) return lookup(size, atoi(argv[3]), passes);
     if (!strcmp(mode, "bandwidth")) return bandwidth(size, passes);
     if (!strcmp(mode, "latency")) return latency(size, loads);
     if (!strcmp(mode, "insert")) return insert(size, work, passes);
+    if (!strcmp(mode, "insert-shmav")) return insert_shmav(size, inserts, work, passes, fresh);
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
 }

@@ -30,6 +30,11 @@ import org.shmav.Domain;
  * allocates a few kilobytes, about 0.01 byte per insert). So each invocation also reads the bytes its
  * own thread allocated inside the timed loop, and a measurement iteration fails if that is not 0 (the
  * first warmup iteration runs partly interpreted, where allocations the compiler removes still happen).
+ * This class holds no string constant that the timed loop does not use: when the JIT compiles a method,
+ * the thread that asked for it first resolves every string constant of the method's class, allocating
+ * each (a measured iteration once failed with "allocated 152 bytes": this class's two failure
+ * messages, created inside the loop by the compile of {@link #oneByOne}). The messages are in
+ * {@link LoopChecks}.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -41,6 +46,15 @@ public abstract class AbstractInsertBench
 {
     @Param({BenchAvs.PRIVATE, BenchAvs.SHARED})
     public String av;
+
+    /**
+     * {@code fresh}: the AV's slot and hash pages are first touched by the timed inserts, as in any new
+     * AV. {@code present}: every page of the AV is touched through the handle's own mapping before the
+     * timing ({@link AvPages}), so that the inserts take no first-touch page fault, as memory_limits'
+     * insert models (docs/performance.md, Where an insert's time goes).
+     */
+    @Param({"fresh"})
+    public String pages;
 
     private Domain domain;
     private ByteBuffer addrs;
@@ -78,6 +92,10 @@ public abstract class AbstractInsertBench
     {
         name = BenchAvs.uniqueName("insert");
         vector = BenchAvs.open(domain, av, name, capacity());
+        if ("present".equals(pages))
+        {
+            AvPages.touch(vector);
+        }
     }
 
     @TearDown(Level.Iteration)
@@ -85,13 +103,10 @@ public abstract class AbstractInsertBench
     {
         final long count = vector.count();
         BenchAvs.closeAndUnlink(domain, vector, av, name);
-        if (count != entries())
+        LoopChecks.entries(count, entries());
+        if (iteration.getType() == IterationType.MEASUREMENT && loopMustNotAllocate())
         {
-            throw new IllegalStateException("AV holds " + count + " entries, expected " + entries());
-        }
-        if (loopAllocated != 0 && iteration.getType() == IterationType.MEASUREMENT && loopMustNotAllocate())
-        {
-            throw new IllegalStateException("the insert loop allocated " + loopAllocated + " bytes");
+            LoopChecks.noAllocation(loopAllocated);
         }
     }
 

@@ -1,0 +1,159 @@
+package org.shmav.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.shmav.AddressVector;
+import org.shmav.Domain;
+import org.shmav.shm.AvLayout;
+
+/**
+ * shmav's single insert against its model, {@code memory_limits insert-shmav} (the same atomics and
+ * lines, docs/performance.md, Where an insert's time goes), in alternating rounds of one run, at each
+ * AV size given, with the AV's pages fresh (first touched by the inserts, as in a new AV) and present
+ * (touched through the handle's own mapping before the timing, {@link AvPages}; the model's pages
+ * written before it):
+ *
+ * <pre>
+ *   java ... org.shmav.bench.InsertModelCompare target/bench/memory_limits ROUNDS N [N ...]
+ * </pre>
+ * Each round, for each N: the model present, shmav present, the model fresh, shmav fresh; one call per
+ * address into a shared AV created with count N. Times are the inserting thread's CPU time (the model's
+ * too), so that other processes of a loaded machine count only through what they do to the caches.
+ * Prints each row's lowest and median round in ns per insert, and shmav / model on the lowest rounds.
+ */
+public final class InsertModelCompare
+{
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    private InsertModelCompare()
+    {
+    }
+
+    public static void main(final String[] args) throws IOException, InterruptedException
+    {
+        final String limits = args[0];
+        final int rounds = Integer.parseInt(args[1]);
+        final int[] sizes = Arrays.stream(args, 2, args.length).mapToInt(Integer::parseInt).toArray();
+        final double[][][] ns = new double[sizes.length][4][rounds]; // model present, shmav present, model fresh, shmav fresh
+        try (Domain domain = BenchAvs.domain())
+        {
+            warmUp(domain);
+            for (int r = 0; r < rounds; r++)
+            {
+                for (int s = 0; s < sizes.length; s++)
+                {
+                    final int n = sizes[s];
+                    ns[s][0][r] = model(limits, n, false);
+                    ns[s][1][r] = shmav(domain, n, true);
+                    ns[s][2][r] = model(limits, n, true);
+                    ns[s][3][r] = shmav(domain, n, false);
+                    System.err.printf("round %d, N %d: model %.1f, shmav %.1f (present); model %.1f, shmav %.1f (fresh)%n", r,
+                        n, ns[s][0][r], ns[s][1][r], ns[s][2][r], ns[s][3][r]);
+                }
+            }
+        }
+        System.out.println("| entries (hash) | pages | model: lowest (median) | shmav: lowest (median) | shmav / model, lowest rounds |");
+        System.out.println("|---|---|---|---|---|");
+        for (int s = 0; s < sizes.length; s++)
+        {
+            for (int k = 0; k < 2; k++)
+            {
+                final double[] model = ns[s][2 * k];
+                final double[] shmav = ns[s][2 * k + 1];
+                System.out.printf("| %,d (%d MB) | %s | %.0f ns (%.0f) | %.0f ns (%.0f) | %.2f |%n", sizes[s], hashMegabytes(sizes[s]),
+                    k == 0 ? "present" : "fresh", min(model), median(model), min(shmav), median(shmav), min(shmav) / min(model));
+            }
+        }
+    }
+
+    private static long hashMegabytes(final int n)
+    {
+        return AvLayout.hashBucketsFor(n) * Long.BYTES >> 20;
+    }
+
+    /** A few small AVs first, so that the timed inserts run compiled. */
+    private static void warmUp(final Domain domain)
+    {
+        for (int i = 0; i < 20; i++)
+        {
+            shmav(domain, 50_000, i % 2 == 0);
+        }
+    }
+
+    /** ns of this thread's CPU time per insert, of {@code n} single inserts into a new shared AV of count n. */
+    private static double shmav(final Domain domain, final int n, final boolean present)
+    {
+        final ByteBuffer addrs = BenchAddresses.direct(0, n);
+        final long[] one = new long[1];
+        final String name = BenchAvs.uniqueName("model-compare");
+        final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, n);
+        try
+        {
+            if (present)
+            {
+                AvPages.touch(av);
+            }
+            final long t0 = THREADS.getCurrentThreadCpuTime();
+            for (int i = 0; i < n; i++)
+            {
+                addrs.position(i * BenchAddresses.ADDRLEN);
+                if (av.insert(addrs, 1, one, 0, null) != 1)
+                {
+                    throw new IllegalStateException("insert " + i + " failed");
+                }
+            }
+            return (THREADS.getCurrentThreadCpuTime() - t0) / (double)n;
+        }
+        finally
+        {
+            BenchAvs.closeAndUnlink(domain, av, BenchAvs.SHARED, name);
+        }
+    }
+
+    /** The model's median pass, ns of CPU time per insert. */
+    private static double model(final String limits, final int n, final boolean fresh) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of(limits, "insert-shmav", Long.toString(hashMegabytes(n)),
+            "--inserts", Integer.toString(n), "--passes", "3"));
+        if (fresh)
+        {
+            command.add("--fresh");
+        }
+        final Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        double result = Double.NaN;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
+        {
+            for (String line = out.readLine(); line != null; line = out.readLine())
+            {
+                if (line.startsWith("result ") && line.split(" ")[1].endsWith("_cpu"))
+                {
+                    result = Double.parseDouble(line.split(" ")[2]);
+                }
+            }
+        }
+        if (p.waitFor() != 0 || Double.isNaN(result))
+        {
+            throw new IllegalStateException(String.join(" ", command) + " failed");
+        }
+        return result;
+    }
+
+    private static double min(final double[] v)
+    {
+        return Arrays.stream(v).min().orElse(Double.NaN);
+    }
+
+    private static double median(final double[] v)
+    {
+        final double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+}
