@@ -18,8 +18,8 @@ import org.shmav.FabricException;
  * one does: writers lock their attacher entry's first byte (entries of 64 bytes at {@code attachersOffset},
  * {@code attachersCapacity} of them, below {@code attachersHighWater}) in the lock file the header's
  * {@code lockFileInode} and {@code lockFileDevice} name, and FI_READ readers the readers' byte of the AV
- * file. Before it, writers were judged by pid and start time (1.x) or locked bytes of the AV file at
- * places this version does not carry (2.0, 3.0): their liveness cannot be told here. Stateless.
+ * file. Before it, writers were judged by pid and start time (1.x) or took their locks in the AV file
+ * itself (2.0, 3.0), where this version does not look: their liveness cannot be told here. Stateless.
  */
 public final class OlderLayout
 {
