@@ -122,8 +122,8 @@ public final class OlderLayout
         final long offset = header.getLong(ATTACHERS_OFFSET_OFFSET);
         final long capacity = header.getInt(ATTACHERS_CAPACITY_OFFSET) & 0xFFFF_FFFFL;
         final long entries = Math.min(header.getLong(ATTACHERS_HIGH_WATER_OFFSET), capacity);
-        if (entries < 0 || capacity > 1 << 16 || offset < HEADER_LENGTH || offset % 64 != 0 ||
-            offset + 64 * entries > size)
+        if (entries < 0 || capacity > 1 << 16 || offset < HEADER_LENGTH || offset % 64 != 0 || offset > size ||
+            64 * entries > size - offset)
         {
             return unknown("its attacher fields are damaged");
         }
