@@ -27,6 +27,8 @@ final class NamedAvOpener
     static final int ATTACHERS_CAPACITY = 1024;
     /** How long an open starts again while removers take the AV away under it. */
     private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    /** Tries made however long they took (a process descheduled for the whole deadline still tries again). */
+    private static final int MIN_ATTEMPTS = 5;
 
     private NamedAvOpener()
     {
@@ -47,7 +49,7 @@ final class NamedAvOpener
         }
         Region region = null;
         final long deadline = System.nanoTime() + RETRY_NANOS;
-        while (region == null)
+        for (int attempt = 1; region == null; attempt++)
         {
             try
             {
@@ -60,7 +62,9 @@ final class NamedAvOpener
             {
                 // The AV was removed between the look and the open, or between its open and its lock file's
                 // (a remover at work): open the name again, which creates it anew unless another creator has.
-                if (readOnly || e.errno() != FiErrno.ENOENT || System.nanoTime() - deadline > 0)
+                if (readOnly || e.errno() != FiErrno.ENOENT ||
+                    attempt >= MIN_ATTEMPTS && System.nanoTime() - deadline > 0 ||
+                    !Files.isDirectory(file.getParent(), LinkOption.NOFOLLOW_LINKS))
                 {
                     throw e;
                 }

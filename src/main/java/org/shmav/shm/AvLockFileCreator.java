@@ -24,6 +24,8 @@ public final class AvLockFileCreator
 {
     /** How long a creator starts its lock file again while removers of the name take it away. */
     private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    /** Tries made however long they took: a creator descheduled for the whole deadline still tries again. */
+    private static final int MIN_ATTEMPTS = 5;
 
     private AvLockFileCreator()
     {
@@ -42,7 +44,7 @@ public final class AvLockFileCreator
         final Path lock = AvLockFile.of(avFile);
         final int mode = AvLockFile.modeFor(AvLockFile.toBits(avMode));
         final long deadline = System.nanoTime() + RETRY_NANOS;
-        while (true)
+        for (int attempt = 1; ; attempt++)
         {
             try
             {
@@ -60,7 +62,7 @@ public final class AvLockFileCreator
             {
                 throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
             }
-            if (System.nanoTime() - deadline > 0)
+            if (attempt >= MIN_ATTEMPTS && System.nanoTime() - deadline > 0)
             {
                 throw new FabricException("fi_av_open", FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
                     name + "' kept being removed for 5 s while this process created the AV (removers of the name " +

@@ -18,8 +18,8 @@ import org.shmav.FabricException;
  * one does: writers lock their attacher entry's first byte (entries of 64 bytes at {@code attachersOffset},
  * {@code attachersCapacity} of them, below {@code attachersHighWater}) in the lock file the header's
  * {@code lockFileInode} and {@code lockFileDevice} name, and FI_READ readers the readers' byte of the AV
- * file. Before it, writers were judged by pid and start time (1.x) or locked bytes of the AV file at
- * places this version does not carry (2.0, 3.0): their liveness cannot be told here. Stateless.
+ * file. Before it, writers were judged by pid and start time (1.x) or took their locks in the AV file
+ * itself (2.0, 3.0), where this version does not look: their liveness cannot be told here. Stateless.
  */
 public final class OlderLayout
 {
@@ -122,8 +122,8 @@ public final class OlderLayout
         final long offset = header.getLong(ATTACHERS_OFFSET_OFFSET);
         final long capacity = header.getInt(ATTACHERS_CAPACITY_OFFSET) & 0xFFFF_FFFFL;
         final long entries = Math.min(header.getLong(ATTACHERS_HIGH_WATER_OFFSET), capacity);
-        if (entries < 0 || capacity > 1 << 16 || offset < HEADER_LENGTH || offset % 64 != 0 ||
-            offset + 64 * entries > size)
+        if (entries < 0 || capacity > 1 << 16 || offset < HEADER_LENGTH || offset % 64 != 0 || offset > size ||
+            64 * entries > size - offset)
         {
             return unknown("its attacher fields are damaged");
         }
