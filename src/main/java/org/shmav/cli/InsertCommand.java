@@ -36,7 +36,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "insert", description = {"Inserts addresses into an AV: the ADDR arguments, or one per line of " +
     "FILE ('-' for stdin): host:port, [ipv6]:port, or fi_av_straddr text (fi_sockaddr_in://10.0.0.1:5000); for a " +
-    "str AV, the text itself; for the other formats (efa, cxi, ..., opaque) the address's bytes in hex (0x optional). Blank lines and lines starting with # are skipped.",
+    "str AV, the text itself; for the other formats (efa, cxi, ..., opaque) the address's bytes in hex (0x " +
+    "optional). Blank lines and lines starting with # are skipped.",
     "Prints per address: inserted at fi_addr N; already present at fi_addr N (one more reference, as fi_av_insert " +
     "takes: shmav remove gives it back); or failed, with the error."})
 final class InsertCommand extends AvCommand implements Callable<Integer>
