@@ -42,8 +42,9 @@
  *       1M) into N fresh slots, P passes (default 5); prints the median pass per insert, in elapsed
  *       time and (_cpu) in the thread's CPU time, which a loaded machine disturbs less. MB past the
  *       last-level cache gives the out-of-cache row. The slot and hash pages are present before the
- *       timing, unless --fresh: then every pass maps new files and writes only map_addr first (all
- *       ones), as creating an AV does, so the inserts take the first-touch page faults of a new AV.
+ *       timing, unless --fresh: then every pass writes new files whole with zeros and maps them, and
+ *       writes only map_addr (all ones) through the mapping, as creating an AV does, so the inserts
+ *       take the first-touch page faults of a new AV.
  *
  * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
  * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
@@ -88,6 +89,28 @@ static unsigned char *map_shm(size_t bytes)
     int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) { perror(name); exit(1); }
     if (ftruncate(fd, (off_t)bytes)) { perror("ftruncate"); unlink(name); exit(1); }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    unlink(name);
+    close(fd);
+    if (p == MAP_FAILED) { perror("mmap"); exit(1); }
+    return p;
+}
+
+/* As map_shm, but the file is first written whole with zeros, as shmav creates an AV file (its pages
+ * exist before the mapping; the mapping still faults at each page's first touch). */
+static unsigned char *map_shm_written(size_t bytes)
+{
+    char name[64];
+    snprintf(name, sizeof name, "/dev/shm/shmav-bench-limits-%ld", (long)getpid());
+    int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) { perror(name); exit(1); }
+    static unsigned char zeros[1 << 20];
+    for (size_t at = 0; at < bytes;) {
+        const size_t step = bytes - at < sizeof zeros ? bytes - at : sizeof zeros;
+        const ssize_t w = pwrite(fd, zeros, step, (off_t)at);
+        if (w <= 0) { perror("pwrite"); unlink(name); exit(1); }
+        at += (size_t)w;
+    }
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     unlink(name);
     close(fd);
@@ -291,10 +314,10 @@ static int insert_shmav(long megabytes, long n, long work, long passes, int fres
             if (p > 0) {
                 munmap(hash, buckets * 8); munmap(header, 8192); munmap(slots, (size_t)n * 64); munmap(map, (size_t)n * 8);
             }
-            hash = (uint64_t *)map_shm(buckets * 8);
-            header = map_shm(8192);
-            slots = map_shm((size_t)n * 64);
-            map = (uint64_t *)map_shm((size_t)n * 8);
+            hash = (uint64_t *)map_shm_written(buckets * 8);
+            header = map_shm_written(8192);
+            slots = map_shm_written((size_t)n * 64);
+            map = (uint64_t *)map_shm_written((size_t)n * 8);
         }
         if (!fresh) { /* every page present before the timing */
             memset(slots, 0, (size_t)n * 64);

@@ -47,15 +47,6 @@ public abstract class AbstractInsertBench
     @Param({BenchAvs.PRIVATE, BenchAvs.SHARED})
     public String av;
 
-    /**
-     * {@code fresh}: the AV's slot and hash pages are first touched by the timed inserts, as in any new
-     * AV. {@code present}: every page of the AV is touched through the handle's own mapping before the
-     * timing ({@link AvPages}), so that the inserts take no first-touch page fault, as memory_limits'
-     * insert models (docs/performance.md, Where an insert's time goes).
-     */
-    @Param({"fresh"})
-    public String pages;
-
     private Domain domain;
     private ByteBuffer addrs;
     private long[] fiAddr;
@@ -92,10 +83,6 @@ public abstract class AbstractInsertBench
     {
         name = BenchAvs.uniqueName("insert");
         vector = BenchAvs.open(domain, av, name, capacity());
-        if ("present".equals(pages))
-        {
-            AvPages.touch(vector);
-        }
     }
 
     @TearDown(Level.Iteration)

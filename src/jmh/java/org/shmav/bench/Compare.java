@@ -198,8 +198,8 @@ public final class Compare
         final int iterations = quick ? 2 : 4;
         once(Jmh.of("LookupBench\\.reverseLookup$").forks(forks).iterations(quick ? 1 : 2, iterations).gc());
         once(Jmh.of("InsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
-        // 100k inserts take milliseconds: quick needs more warmups than one before C2 settles, or the
-        // loop's own allocation check (AbstractInsertBench) sees a deoptimisation allocate.
+        // 100k inserts take milliseconds: quick needs more warmups than one before C2 settles (the loop's
+        // own allocation check, AbstractInsertBench, counts what a compile inside the loop allocates).
         once(Jmh.of("InsertBench100k\\.").forks(forks).iterations(8, quick ? 3 : 10).gc());
         once(Jmh.of("ReinsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
         once(Jmh.of("AttachBench\\.").forks(1).iterations(1, quick ? 3 : 5).micros());

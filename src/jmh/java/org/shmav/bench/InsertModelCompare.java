@@ -21,12 +21,13 @@ import org.shmav.shm.AvLayout;
  * written before it):
  *
  * <pre>
- *   java ... org.shmav.bench.InsertModelCompare target/bench/memory_limits ROUNDS N [N ...]
+ *   java ... org.shmav.bench.InsertModelCompare target/bench/memory_limits ROUNDS W N [N ...]
  * </pre>
- * Each round, for each N: the model present, shmav present, the model fresh, shmav fresh; one call per
- * address into a shared AV created with count N. Times are the inserting thread's CPU time (the model's
+ * Each round, for each N: the model present, shmav present, the model present with W operations of
+ * other work per insert (standing in for shmav's instructions), the model fresh (with W), shmav fresh;
+ * one call per address into a shared AV created with count N. Times are the inserting thread's CPU time (the model's
  * too), so that other processes of a loaded machine count only through what they do to the caches.
- * Prints each row's lowest and median round in ns per insert, and shmav / model on the lowest rounds.
+ * Prints each row's lowest and median round in ns per insert, and shmav / model + W on the lowest rounds.
  */
 public final class InsertModelCompare
 {
@@ -40,8 +41,10 @@ public final class InsertModelCompare
     {
         final String limits = args[0];
         final int rounds = Integer.parseInt(args[1]);
-        final int[] sizes = Arrays.stream(args, 2, args.length).mapToInt(Integer::parseInt).toArray();
-        final double[][][] ns = new double[sizes.length][4][rounds]; // model present, shmav present, model fresh, shmav fresh
+        final int work = Integer.parseInt(args[2]);
+        final int[] sizes = Arrays.stream(args, 3, args.length).mapToInt(Integer::parseInt).toArray();
+        // model present, shmav present, model fresh, shmav fresh, model present with work
+        final double[][][] ns = new double[sizes.length][5][rounds];
         try (Domain domain = BenchAvs.domain())
         {
             warmUp(domain);
@@ -50,27 +53,31 @@ public final class InsertModelCompare
                 for (int s = 0; s < sizes.length; s++)
                 {
                     final int n = sizes[s];
-                    ns[s][0][r] = model(limits, n, false);
+                    ns[s][0][r] = model(limits, n, false, 0);
                     ns[s][1][r] = shmav(domain, n, true);
-                    ns[s][2][r] = model(limits, n, true);
+                    ns[s][4][r] = model(limits, n, false, work);
+                    ns[s][2][r] = model(limits, n, true, work);
                     ns[s][3][r] = shmav(domain, n, false);
-                    System.err.printf("round %d, N %d: model %.1f, shmav %.1f (present); model %.1f, shmav %.1f (fresh)%n", r,
-                        n, ns[s][0][r], ns[s][1][r], ns[s][2][r], ns[s][3][r]);
+                    System.err.printf("round %d, N %d: model %.1f, model+work %.1f, shmav %.1f (present); model+work %.1f, "
+                        + "shmav %.1f (fresh)%n", r, n, ns[s][0][r], ns[s][4][r], ns[s][1][r], ns[s][2][r], ns[s][3][r]);
                 }
             }
         }
-        System.out.println("| entries (hash) | pages | model: lowest (median) | shmav: lowest (median) | shmav / model, lowest rounds |");
-        System.out.println("|---|---|---|---|---|");
+        System.out.println("| entries (hash) | pages | model, atomics and lines only | model + " + work +
+            " operations of other work | shmav | shmav / model + work |");
+        System.out.println("|---|---|---|---|---|---|");
         for (int s = 0; s < sizes.length; s++)
         {
-            for (int k = 0; k < 2; k++)
-            {
-                final double[] model = ns[s][2 * k];
-                final double[] shmav = ns[s][2 * k + 1];
-                System.out.printf("| %,d (%d MB) | %s | %.0f ns (%.0f) | %.0f ns (%.0f) | %.2f |%n", sizes[s], hashMegabytes(sizes[s]),
-                    k == 0 ? "present" : "fresh", min(model), median(model), min(shmav), median(shmav), min(shmav) / min(model));
-            }
+            System.out.printf("| %,d (%d MB) | present | %s | %s | %s | %.2f |%n", sizes[s], hashMegabytes(sizes[s]),
+                cell(ns[s][0]), cell(ns[s][4]), cell(ns[s][1]), min(ns[s][1]) / min(ns[s][4]));
+            System.out.printf("| %,d (%d MB) | fresh | - | %s | %s | %.2f |%n", sizes[s], hashMegabytes(sizes[s]),
+                cell(ns[s][2]), cell(ns[s][3]), min(ns[s][3]) / min(ns[s][2]));
         }
+    }
+
+    private static String cell(final double[] rounds)
+    {
+        return String.format("%.0f ns (%.0f)", min(rounds), median(rounds));
     }
 
     private static long hashMegabytes(final int n)
@@ -118,10 +125,11 @@ public final class InsertModelCompare
     }
 
     /** The model's median pass, ns of CPU time per insert. */
-    private static double model(final String limits, final int n, final boolean fresh) throws IOException, InterruptedException
+    private static double model(final String limits, final int n, final boolean fresh, final int work)
+        throws IOException, InterruptedException
     {
         final List<String> command = new ArrayList<>(List.of(limits, "insert-shmav", Long.toString(hashMegabytes(n)),
-            "--inserts", Integer.toString(n), "--passes", "3"));
+            "--inserts", Integer.toString(n), "--work", Integer.toString(work), "--passes", "3"));
         if (fresh)
         {
             command.add("--fresh");

@@ -9,6 +9,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -73,6 +74,28 @@ public class LookupBench
         final int i = next;
         next = i + 1 == entries ? 0 : i + 1;
         return vector.lookup(fiAddr[i], out);
+    }
+
+    /** Lookups per {@link #lookupLoop} invocation: one pass over a 1M-entry AV, as memory_limits' lookup pass. */
+    static final int LOOP = 1_000_000;
+
+    /**
+     * The same lookups as {@link #lookup}, {@link #LOOP} of them in one tight loop over the fi_addr
+     * order: the form of memory_limits' C loop (no harness call per lookup), to compare like for like.
+     */
+    @Benchmark
+    @OperationsPerInvocation(LOOP)
+    public int lookupLoop()
+    {
+        int copied = 0;
+        int i = next;
+        for (int k = 0; k < LOOP; k++)
+        {
+            copied += vector.lookup(fiAddr[i], out);
+            i = i + 1 == entries ? 0 : i + 1;
+        }
+        next = i;
+        return copied;
     }
 
     /** Address to fi_addr: finds the next entry's address through the hash. */
