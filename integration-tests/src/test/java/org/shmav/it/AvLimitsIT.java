@@ -49,7 +49,7 @@ class AvLimitsIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
         if (mount != null)
         {
             assertEquals(0, run("umount", "-l", mount.toString()), "umount " + mount);
@@ -63,7 +63,7 @@ class AvLimitsIT
         final long free = Files.getFileStore(Path.of("/dev/shm")).getUsableSpace();
         if (free < AvFileDescriptor.MAX_FILE_LENGTH - (64 << 20))
         {
-            return dir = ShmDirs.create();
+            return dir = TestDir.createInShm("robust");
         }
         final Path at = Files.createTempDirectory("shmav-limits-");
         final int code = run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", at.toString());

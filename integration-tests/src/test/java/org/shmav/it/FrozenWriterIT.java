@@ -60,7 +60,7 @@ class FrozenWriterIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     /**
@@ -89,7 +89,7 @@ class FrozenWriterIT
 
     private void runBesideFrozenWriter(final boolean allOps) throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path out = Files.createDirectories(dir.resolve("out"));
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
              AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(NAME).count(CAPACITY).build());
