@@ -272,15 +272,6 @@ class FrozenWriterIT
 
     private static void awaitStarted(final ChildJvm w) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!w.stdout().contains("started"))
-        {
-            if (!w.isAlive() || System.nanoTime() - deadline > 0)
-            {
-                w.kill();
-                fail("writer never started:\n" + w.output());
-            }
-            Thread.sleep(10);
-        }
+        w.awaitOutput("started", Duration.ofSeconds(60));
     }
 }

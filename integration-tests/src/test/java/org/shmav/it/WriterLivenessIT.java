@@ -2,7 +2,6 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -12,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -236,16 +234,7 @@ class WriterLivenessIT
 
     private static void awaitStarted(final ChildJvm w) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!w.stdout().contains("started"))
-        {
-            if (!w.isAlive() || System.nanoTime() - deadline > 0)
-            {
-                w.kill();
-                fail("writer never started:\n" + w.output());
-            }
-            Thread.sleep(10);
-        }
+        w.awaitOutput("started", Duration.ofSeconds(60));
     }
 
     /** Waits for a writer's exit, asserts it ran and saw no violation, records how many entries it holds. */
