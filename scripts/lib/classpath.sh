@@ -75,3 +75,19 @@ shmav_java() {
         command -v java || { echo "shmav: java (17 or later) is not on PATH" >&2; return 1; }
     fi
 }
+
+# shmav_newer_java_flags JAVA: sets the array SHMAV_JAVA_FLAGS to what that java needs to run shmav's tools
+# without a warning: on Java 22+ native access for the classpath (JNA: the lock files, the PMIx client), on
+# Java 23+ sun.misc.Unsafe's memory access (Chronicle Bytes, for dump). Java 17 refuses these flags.
+shmav_newer_java_flags() {
+    local java="$1" release major
+    release="$(dirname "$(dirname "$(readlink -f "$java")")")/release"
+    if [ -f "$release" ]; then
+        major="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release")"
+    else
+        major="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+    fi
+    SHMAV_JAVA_FLAGS=()
+    if [ "${major:-17}" -ge 22 ] 2>/dev/null; then SHMAV_JAVA_FLAGS+=(--enable-native-access=ALL-UNNAMED); fi
+    if [ "${major:-17}" -ge 23 ] 2>/dev/null; then SHMAV_JAVA_FLAGS+=(--sun-misc-unsafe-memory-access=allow); fi
+}

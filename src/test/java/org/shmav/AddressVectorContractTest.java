@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fi_av(3) contract (API.md, the man page and libfabric-facts 7.2), run against every kind of
+ * The fi_av(3) contract (the man page and libfabric's behaviour), run against every kind of
  * AddressVector. A subclass only says how an AV is opened; everything else is the same for a private
  * and a named AV.
  */

@@ -3,16 +3,10 @@ package org.shmav;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.function.Executable;
 
@@ -131,38 +125,5 @@ public final class AvTestSupport
         final FabricException e = assertThrows(FabricException.class, call, why);
         assertEquals(errno, e.errno(), () -> why + ": expected " + FiErrno.name(errno) + " but got: " + e.getMessage());
         return e;
-    }
-
-    /** A fresh directory under /dev/shm for named AVs. */
-    public static Path newShmDirectory(final String prefix)
-    {
-        try
-        {
-            return Files.createTempDirectory(Path.of("/dev/shm"), prefix);
-        }
-        catch (final IOException e)
-        {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Deletes {@code dir} and everything in it. */
-    public static void deleteRecursively(final Path dir)
-    {
-        if (dir == null || !Files.exists(dir))
-        {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir))
-        {
-            for (final Path p : (Iterable<Path>)paths.sorted(Comparator.reverseOrder())::iterator)
-            {
-                Files.deleteIfExists(p);
-            }
-        }
-        catch (final IOException e)
-        {
-            throw new UncheckedIOException(e);
-        }
     }
 }

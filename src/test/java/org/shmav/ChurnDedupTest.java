@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.shmav.it.TestDir;
 
 /**
  * Remove-then-insert on a named AV, which cannot grow: hash buckets freed by removals must be reused,
@@ -33,7 +34,7 @@ class ChurnDedupTest
     @BeforeEach
     void setUp() throws Exception
     {
-        dir = AvTestSupport.newShmDirectory("churn");
+        dir = TestDir.createInShm("churn");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
     }
 
@@ -46,7 +47,7 @@ class ChurnDedupTest
         }
         finally
         {
-            AvTestSupport.deleteRecursively(dir);
+            TestDir.delete(dir);
         }
     }
 

@@ -16,6 +16,7 @@ import org.shmav.shm.Memory;
 import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.Region;
 import org.shmav.slots.ToolAccess;
+import org.shmav.it.TestDir;
 
 /**
  * The counters of a named AV at their limits: an entry's reference count, and an attacher entry's
@@ -29,13 +30,13 @@ class CountersTest
     @BeforeEach
     void setUp()
     {
-        dir = AvTestSupport.newShmDirectory("counters");
+        dir = TestDir.createInShm("counters");
     }
 
     @AfterEach
     void cleanUp()
     {
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     private static ByteBuffer address(final int i)

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.Region;
 import org.shmav.slots.ToolAccess;
+import org.shmav.it.TestDir;
 
 /**
  * An Error thrown inside an insert or a removal of a live process (here StackOverflowError, thrown at
@@ -32,13 +33,13 @@ class ErrorInsideOperationTest
     @BeforeEach
     void setUp()
     {
-        dir = AvTestSupport.newShmDirectory("errors");
+        dir = TestDir.createInShm("errors");
     }
 
     @AfterEach
     void cleanUp()
     {
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     private static ByteBuffer address(final int i)

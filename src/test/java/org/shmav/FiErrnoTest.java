@@ -8,7 +8,7 @@ import java.io.IOException;
 
 import org.junit.jupiter.api.Test;
 
-/** Error numbers, fi_strerror texts and FabricException messages, as libfabric-facts 5.1 lists them. */
+/** Error numbers, fi_strerror texts and FabricException messages, as libfabric's fi_errno.h and fi_strerror give them. */
 class FiErrnoTest
 {
     @Test

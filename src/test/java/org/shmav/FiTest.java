@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import org.junit.jupiter.api.Test;
 
-/** Flag bits, sentinels and enum values with libfabric's numbers (libfabric-facts 5.2 and 5.3). */
+/** Flag bits, sentinels and enum values with libfabric's numbers (its headers fabric.h and fi_domain.h). */
 class FiTest
 {
     @Test

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.shmav.it.TestDir;
 
 /**
  * Two writers inserting the same addresses into a named AV with exactly one slot per address: when
@@ -29,7 +30,7 @@ class FullAvRaceTest
     @BeforeEach
     void setUp() throws Exception
     {
-        dir = AvTestSupport.newShmDirectory("fullrace");
+        dir = TestDir.createInShm("fullrace");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
     }
 
@@ -42,7 +43,7 @@ class FullAvRaceTest
         }
         finally
         {
-            AvTestSupport.deleteRecursively(dir);
+            TestDir.delete(dir);
         }
     }
 

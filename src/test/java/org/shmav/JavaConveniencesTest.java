@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.shmav.it.TestDir;
 
 /** The Java conveniences of {@link AddressVector}, on a private AV and on a named AV alike. */
 class JavaConveniencesTest
@@ -41,13 +42,13 @@ class JavaConveniencesTest
     @BeforeEach
     void createDirectory()
     {
-        dir = AvTestSupport.newShmDirectory("shmav-conv-");
+        dir = TestDir.createInShm("shmav-conv-");
     }
 
     @AfterEach
     void deleteDirectory()
     {
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     private Domain domain(final AddrFormat format)

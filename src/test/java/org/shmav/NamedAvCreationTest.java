@@ -3,7 +3,6 @@ package org.shmav;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -25,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.shmav.it.Require;
+import org.shmav.it.TestDir;
 
 /**
  * Who gets to write a named AV's file: create-only opens have one winner; a writer never writes a file
@@ -32,20 +33,19 @@ import org.junit.jupiter.api.Test;
  */
 class NamedAvCreationTest
 {
-    private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
 
     private Path dir;
 
     @BeforeEach
     void setUp()
     {
-        dir = AvTestSupport.newShmDirectory("creation");
+        dir = TestDir.createInShm("creation");
     }
 
     @AfterEach
     void cleanUp()
     {
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     private Domain domain(final Path in)
@@ -102,7 +102,7 @@ class NamedAvCreationTest
     @Test
     void shouldRefuseToWriteAnAvFileOfAnotherUser() throws Exception
     {
-        assumeTrue(ROOT, "needs root to hand a file to another user (chown); running as " + System.getProperty("user.name"));
+        Require.root("to hand a file to another user (chown)");
         try (Domain d = domain(dir))
         {
             d.openAv(AvAttr.builder().name("squat").count(8).build()).close();
@@ -127,11 +127,17 @@ class NamedAvCreationTest
     @Test
     void shouldRefuseASparseAvFileThatNoLongerFitsItsFileSystem() throws Exception
     {
-        assumeTrue(ROOT, "needs root to mount a small tmpfs; running as " + System.getProperty("user.name"));
+        Require.root("to mount a small tmpfs");
         final Path small = Files.createTempDirectory("shmav-small-tmpfs");
-        final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", small.toString())
-            .inheritIO().start();
-        assumeTrue(mount.waitFor(10, TimeUnit.SECONDS) && mount.exitValue() == 0, "mount -t tmpfs failed here");
+        try
+        {
+            Require.tmpfs(small, "size=1m");
+        }
+        catch (final AssertionError | RuntimeException e)
+        {
+            Files.delete(small); // not mounted: nothing to unmount
+            throw e;
+        }
         try
         {
             final byte[] image;
@@ -154,7 +160,7 @@ class NamedAvCreationTest
         }
         finally
         {
-            new ProcessBuilder("umount", "-l", small.toString()).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+            Require.unmount(small);
             Files.deleteIfExists(small);
         }
     }

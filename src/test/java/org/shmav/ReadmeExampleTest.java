@@ -24,6 +24,7 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.shmav.it.TestDir;
 
 /**
  * The README's quick start and the Java API page's example (docs/java-api.md), exactly as the pages
@@ -39,7 +40,7 @@ class ReadmeExampleTest
     @BeforeEach
     void setUp() throws Exception
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "readme");
+        dir = TestDir.createInShm("readme");
         classes = Files.createTempDirectory("readme-classes");
         System.setProperty(DomainAttr.SHM_DIR_PROPERTY, dir.toString());
     }
@@ -48,8 +49,8 @@ class ReadmeExampleTest
     void tearDown()
     {
         System.clearProperty(DomainAttr.SHM_DIR_PROPERTY);
-        AvTestSupport.deleteRecursively(dir);
-        AvTestSupport.deleteRecursively(classes);
+        TestDir.delete(dir);
+        TestDir.delete(classes);
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.shmav.it.TestDir;
 
 /**
  * The contract on named AVs: every AV a test opens is a fresh named AV in a fresh directory under
@@ -18,13 +19,13 @@ class SharedAvContractTest extends AddressVectorContractTest
     @BeforeEach
     void createDirectory()
     {
-        dir = AvTestSupport.newShmDirectory("shmav-contract-");
+        dir = TestDir.createInShm("shmav-contract-");
     }
 
     @AfterEach
     void deleteDirectory()
     {
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     @Override

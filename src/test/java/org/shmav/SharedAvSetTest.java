@@ -1,13 +1,11 @@
 package org.shmav;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.shmav.it.TestDir;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,8 +23,8 @@ class SharedAvSetTest extends AvSetContractTest
     @BeforeEach
     void openDomain() throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "avset");
-        closeAfter(() -> deleteRecursively(dir)); // registered first, so it runs after every close
+        dir = TestDir.createInShm("avset");
+        closeAfter(() -> TestDir.delete(dir)); // registered first, so it runs after every close
         domain = closeAfter(Domain.open(DomainAttr.builder().shmDirectory(dir).build()));
     }
 
@@ -65,16 +63,5 @@ class SharedAvSetTest extends AvSetContractTest
         universe.insert(3);
         assertEquals(expectedAddr(new long[] {0, 1, 2, 3}), universe.addr());
         assertErrno(FiErrno.EBUSY, reader::close);
-    }
-
-    private static void deleteRecursively(final Path root) throws IOException
-    {
-        try (Stream<Path> paths = Files.walk(root))
-        {
-            for (final Path p : (Iterable<Path>)paths.sorted(Comparator.reverseOrder())::iterator)
-            {
-                Files.delete(p);
-            }
-        }
     }
 }

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.shmav.it.TestDir;
 
 /**
  * A domain over a fresh directory of /dev/shm for each test, closed and removed after it:
@@ -36,7 +37,7 @@ final class ShmDomain implements BeforeEachCallback, AfterEachCallback
     @Override
     public void beforeEach(final ExtensionContext context)
     {
-        dir = AvTestSupport.newShmDirectory(prefix);
+        dir = TestDir.createInShm(prefix);
         domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
     }
 
@@ -49,7 +50,7 @@ final class ShmDomain implements BeforeEachCallback, AfterEachCallback
         }
         finally
         {
-            AvTestSupport.deleteRecursively(dir);
+            TestDir.delete(dir);
         }
     }
 }

@@ -23,7 +23,7 @@ final class AvCallChecks
     {
     }
 
-    /** The fi_av_open attribute rules (libfabric-facts 7.2); returns the attributes with the type resolved. */
+    /** The fi_av_open attribute rules (fi_av(3), as libfabric applies them); returns the attributes with the type resolved. */
     static AvAttr resolveOpen(final DomainImpl domain, final AvAttr attr)
     {
         if (attr == null)

@@ -9,10 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,6 +29,7 @@ import org.shmav.shm.IndexWord;
 import org.shmav.shm.Memory;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
+import org.shmav.it.TestDir;
 
 /**
  * Regression: removals leave hash tombstones, and before the fix nothing ever turned them back into
@@ -46,18 +44,15 @@ class HashChurnTest
     @BeforeEach
     void setUp() throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "robust");
+        dir = TestDir.createInShm("robust");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
     }
 
     @AfterEach
-    void tearDown() throws IOException
+    void tearDown()
     {
         domain.close();
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TestDir.delete(dir);
     }
 
     static ByteBuffer address(final int i)

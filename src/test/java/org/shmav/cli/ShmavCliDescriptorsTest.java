@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.shmav.it.TestDir;
 
 /**
  * Commands run inside a long-lived JVM (a test, a service embedding the CLI) give back the AV files they
@@ -24,20 +25,13 @@ class ShmavCliDescriptorsTest
     @BeforeEach
     void setUp() throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "cli-fds");
+        dir = TestDir.createInShm("cli-fds");
     }
 
     @AfterEach
-    void cleanUp() throws IOException
+    void cleanUp()
     {
-        try (Stream<Path> files = Files.list(dir))
-        {
-            for (final Path f : files.toList())
-            {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(dir);
+        TestDir.delete(dir);
     }
 
     private int shmav(final String... args)

@@ -6,24 +6,29 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.shmav.it.ChildJvm;
 
 /** The job file's life in one JVM: claim, record, join, leave, and what gc may remove. */
 class JobFileTest
 {
     private static final JobId JOB = new JobId("Open MPI mpirun", "prterun-vm-4242@1");
 
+    /** How long a child JVM may take to start and take its lock. */
+    private static final Duration LOCKED_WITHIN = Duration.ofSeconds(30);
+
     @TempDir
     Path dir;
+    /** The output of child JVMs. */
+    @TempDir
+    Path logs;
 
     @Test
     void shouldClaimANameOnceAndRecordTheJobBeforeItsAv() throws Exception
@@ -110,13 +115,11 @@ class JobFileTest
         final JobFile zero = JobFile.create(dir, "job7", JOB, 2);
         zero.avCreated();
         final Path file = JobFile.path(dir, "job7");
-        final Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", System.getProperty("java.class.path"), SharedLockHolder.class.getName(), file.toString(),
-            Long.toString(JobFile.SLOTS_START + 1)).redirectErrorStream(true).start();
-        try (JobFile one = JobFile.open(dir, "job7", 1, 2).orElseThrow())
+        try (ChildJvm holder = ChildJvm.start(SharedLockHolder.class, logs, file.toString(),
+                Long.toString(JobFile.SLOTS_START + 1));
+             JobFile one = JobFile.open(dir, "job7", 1, 2).orElseThrow())
         {
-            final BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream()));
-            assertEquals("locked", out.readLine());
+            holder.awaitOutput("locked", LOCKED_WITHIN);
             final long start = System.nanoTime();
             final LockTakenException e = assertThrows(LockTakenException.class,
                 () -> one.join(System.nanoTime() + 300_000_000L));
@@ -126,7 +129,6 @@ class JobFileTest
         }
         finally
         {
-            holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             zero.close();
         }
     }

@@ -1,26 +1,26 @@
 package org.shmav.job;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.shmav.it.ChildJvm;
 
 /** The job's cleanup process against another process's lock on the job file. */
 class JobReaperTest
 {
     @TempDir
     Path dir;
+    /** The output of child JVMs. */
+    @TempDir
+    Path logs;
 
     /**
      * The job is over, but another process holds a shared lock on a participant's byte (a frozen
@@ -36,22 +36,16 @@ class JobReaperTest
         zero.leave();
         zero.close();
         final Path file = JobFile.path(dir, "job7");
-        final Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", System.getProperty("java.class.path"), SharedLockHolder.class.getName(), file.toString(),
-            Long.toString(JobFile.SLOTS_START + 3)).redirectErrorStream(true).start();
-        try
+        try (ChildJvm holder = ChildJvm.start(SharedLockHolder.class, logs, file.toString(),
+            Long.toString(JobFile.SLOTS_START + 3)))
         {
-            assertEquals("locked", new BufferedReader(new InputStreamReader(holder.getInputStream())).readLine());
+            holder.awaitOutput("locked", Duration.ofSeconds(30));
             final AtomicBoolean removedAv = new AtomicBoolean();
             final boolean removed = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> JobReaper.removeWhenOver(file,
                 job.creatorPid(), job.createdMillis(), 50, 500, () -> removedAv.set(true)));
             assertFalse(removed);
             assertFalse(removedAv.get());
             assertTrue(Files.exists(file), "left to gc");
-        }
-        finally
-        {
-            holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 }

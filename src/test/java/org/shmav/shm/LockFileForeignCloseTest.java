@@ -16,10 +16,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
-import org.shmav.AvTestSupport;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
+import org.shmav.it.TestDir;
 
 /**
  * A writer's locks in its AV's lock file survive code elsewhere in the JVM opening and closing that
@@ -36,7 +36,7 @@ class LockFileForeignCloseTest
     void setUp()
     {
         assumeTrue(!"posix".equals(System.getProperty("shmav.locks")), "-Dshmav.locks=posix: the fallback runs");
-        dir = AvTestSupport.newShmDirectory("shmav-ofd-");
+        dir = TestDir.createInShm("shmav-ofd-");
         domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
     }
 
@@ -46,7 +46,7 @@ class LockFileForeignCloseTest
         if (domain != null)
         {
             domain.close();
-            AvTestSupport.deleteRecursively(dir);
+            TestDir.delete(dir);
         }
     }
 

@@ -16,12 +16,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
-import org.shmav.AvTestSupport;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.it.TestDir;
 
 /**
  * A remover of a named AV removes only the files that belong to the AV it checked: never the lock
@@ -37,7 +37,7 @@ class RemovalByIdentityTest
     @BeforeEach
     void setUp()
     {
-        dir = AvTestSupport.newShmDirectory("shmav-removal-");
+        dir = TestDir.createInShm("shmav-removal-");
         domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
     }
 
@@ -46,7 +46,7 @@ class RemovalByIdentityTest
     {
         AvRemover.betweenRemovals = null;
         domain.close();
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     private void create(final String name)

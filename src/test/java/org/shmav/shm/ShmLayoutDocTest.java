@@ -20,6 +20,7 @@ import org.shmav.Addresses;
 import org.shmav.AvAttr;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
+import org.shmav.it.TestDir;
 
 /** shm-layout.md must say what the code does: its field tables and its example dump are checked here. */
 class ShmLayoutDocTest
@@ -90,7 +91,7 @@ class ShmLayoutDocTest
     @Test
     void shouldMatchTheExampleDumpByteForByte() throws Exception
     {
-        final Path dir = Files.createTempDirectory(Path.of("/dev/shm"), "layoutdoc");
+        final Path dir = TestDir.createInShm("layoutdoc");
         try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
              AddressVector av = d.openAv(AvAttr.builder().name("tiny").count(2).mapAddr(0x10000).build()))
         {

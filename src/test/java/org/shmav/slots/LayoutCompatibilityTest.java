@@ -18,7 +18,6 @@ import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.Addresses;
 import org.shmav.AvAttr;
-import org.shmav.AvTestSupport;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
@@ -30,6 +29,7 @@ import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.AvLockFileCreator;
 import org.shmav.shm.Memory;
+import org.shmav.it.TestDir;
 
 /**
  * Files of other layout versions: older majors are refused naming both versions; files of this major
@@ -44,13 +44,13 @@ class LayoutCompatibilityTest
     @BeforeEach
     void directory()
     {
-        dir = AvTestSupport.newShmDirectory("layoutcompat");
+        dir = TestDir.createInShm("layoutcompat");
     }
 
     @AfterEach
     void cleanUp()
     {
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     /** Writes an empty AV file of layout {@code major.minor} with {@code buckets} hash buckets and no free-group marks. */

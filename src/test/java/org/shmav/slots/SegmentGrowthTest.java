@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
-import org.shmav.AvTestSupport;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
@@ -29,6 +28,7 @@ import org.shmav.shm.AvLayout;
 import org.shmav.shm.GrowthClaim;
 import org.shmav.shm.Memory;
 import org.shmav.shm.SegmentFile;
+import org.shmav.it.TestDir;
 
 /**
  * Growth under layout 7 ({@link SegmentGrowth}), with its header words set by hand as a stalled, late or
@@ -42,7 +42,7 @@ class SegmentGrowthTest
     @BeforeEach
     void setUp()
     {
-        dir = AvTestSupport.newShmDirectory("shmav-growth-");
+        dir = TestDir.createInShm("shmav-growth-");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
     }
 
@@ -50,7 +50,7 @@ class SegmentGrowthTest
     void tearDown()
     {
         domain.close();
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     /** A full AV of 4 entries: its next insert grows it. */

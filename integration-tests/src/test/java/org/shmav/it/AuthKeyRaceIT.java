@@ -135,11 +135,6 @@ class AuthKeyRaceIT
 
     private static void awaitReady(final ChildJvm racer) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!racer.stdout().contains("ready"))
-        {
-            assertTrue(racer.isAlive() && System.nanoTime() < deadline, "racer never got ready: " + racer.output());
-            Thread.sleep(10);
-        }
+        racer.awaitOutput("ready", Duration.ofSeconds(60));
     }
 }

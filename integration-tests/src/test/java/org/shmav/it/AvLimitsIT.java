@@ -3,12 +3,10 @@ package org.shmav.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -49,10 +47,10 @@ class AvLimitsIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
         if (mount != null)
         {
-            assertEquals(0, run("umount", "-l", mount.toString()), "umount " + mount);
+            Require.unmount(mount);
             Files.delete(mount);
         }
     }
@@ -63,17 +61,21 @@ class AvLimitsIT
         final long free = Files.getFileStore(Path.of("/dev/shm")).getUsableSpace();
         if (free < AvFileDescriptor.MAX_FILE_LENGTH - (64 << 20))
         {
-            return dir = ShmDirs.create();
+            return dir = TestDir.createInShm("robust");
         }
         final Path at = Files.createTempDirectory("shmav-limits-");
-        final int code = run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", at.toString());
-        if (code != 0)
+        try
         {
-            Files.delete(at);
+            Require.works("MOUNT", "/dev/shm has " + free + " bytes free, more than the largest AV file (" +
+                AvFileDescriptor.MAX_FILE_LENGTH + " bytes), so a count too large for it is refused for its size first; " +
+                "a smaller tmpfs needs root with CAP_SYS_ADMIN to mount", List.of("mount", "-t", "tmpfs", "-o", "size=4m",
+                "tmpfs", at.toString()));
         }
-        assumeTrue(code == 0, "/dev/shm has " + free + " bytes free, more than the largest AV file (" +
-            AvFileDescriptor.MAX_FILE_LENGTH + " bytes), so a count too large for it is refused for its size first; " +
-            "a smaller tmpfs needs root with CAP_SYS_ADMIN to mount, which this process does not have");
+        catch (final AssertionError | RuntimeException e)
+        {
+            Files.delete(at); // not mounted
+            throw e;
+        }
         mount = at;
         return dir = Files.createDirectory(at.resolve("avs"));
     }
@@ -152,31 +154,6 @@ class AvLimitsIT
         try (Stream<Path> files = Files.list(where))
         {
             assertEquals(List.of(), files.toList(), "no AV file, no temporary file");
-        }
-    }
-
-    /** Runs {@code command} (output to a file, so no pipe can fill up), at most 30 s; its exit code, -1 on a timeout. */
-    private static int run(final String... command) throws Exception
-    {
-        final Path log = Files.createTempFile("shmav-limits-", ".log");
-        try
-        {
-            final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            if (!p.waitFor(30, TimeUnit.SECONDS))
-            {
-                p.destroyForcibly();
-                return -1;
-            }
-            if (p.exitValue() != 0)
-            {
-                System.out.println("AvLimitsIT: " + String.join(" ", command) + ": " +
-                    Files.readString(log, StandardCharsets.UTF_8).trim());
-            }
-            return p.exitValue();
-        }
-        finally
-        {
-            Files.delete(log);
         }
     }
 }

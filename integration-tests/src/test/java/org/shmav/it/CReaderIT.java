@@ -11,7 +11,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,13 +21,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,17 +68,9 @@ class CReaderIT
         final List<String> command = new ArrayList<>(List.of("gcc"));
         command.addAll(List.of(CFLAGS));
         command.addAll(List.of("-o", out.toString(), source.toString()));
-        final Result r;
-        try
-        {
-            r = run(command, out.getParent(), Duration.ofSeconds(60));
-        }
-        catch (final IOException e)
-        {
-            Assumptions.abort("gcc not found (" + e.getMessage() + "): the C reader in src/main/c is NOT tested");
-            return;
-        }
-        assertEquals(0, r.code, () -> "gcc " + String.join(" ", CFLAGS) + " failed:\n" + r.out + r.err);
+        Require.tool("GCC", "gcc", "gcc (without it the C reader in src/main/c is NOT tested)");
+        final ChildJvm.Outcome r = ChildJvm.run(command, out.getParent(), Duration.ofSeconds(60));
+        assertEquals(0, r.code(), () -> "gcc " + String.join(" ", CFLAGS) + " failed:\n" + r.stdout() + r.stderr());
         reader = out;
     }
 
@@ -319,23 +308,23 @@ class CReaderIT
         final ByteBuffer wrapped = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         wrapped.putLong(journal0, 0x8000_0001L << 32).putLong(journal1, 0x8000_0002L << 32).putLong(320, 2);
         Files.write(dir.path().resolve("wrapped"), wrapped.array());
-        final Result w = runReader(dir.path().resolve("wrapped").toString());
-        assertEquals(0, w.code, w::toString);
-        assertEquals(3, entries(w.out).size(), w::toString);
-        assertTrue(w.out.endsWith("\ncount 3\n"), w::toString);
+        final ChildJvm.Outcome w = runReader(dir.path().resolve("wrapped").toString());
+        assertEquals(0, w.code(), w::toString);
+        assertEquals(3, entries(w.stdout()).size(), w::toString);
+        assertTrue(w.stdout().endsWith("\ncount 3\n"), w::toString);
         // attachersHighWater beyond attachersCapacity (1024): only the real entries are summed.
         final ByteBuffer high = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         high.putLong(320, 1L << 40);
         Files.write(dir.path().resolve("high"), high.array());
-        final Result h = runReader(dir.path().resolve("high").toString());
-        assertEquals(0, h.code, h::toString);
-        assertTrue(h.out.endsWith("\ncount 3\n"), h::toString);
+        final ChildJvm.Outcome h = runReader(dir.path().resolve("high").toString());
+        assertEquals(0, h.code(), h::toString);
+        assertTrue(h.stdout().endsWith("\ncount 3\n"), h::toString);
         // attachersHighWater with bit 63 set: negative as Java's long, so nothing is summed (count 0), in both.
         final ByteBuffer negativeHigh = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
         negativeHigh.putLong(320, 1L << 63 | 1);
         Files.write(dir.path().resolve("neghigh"), negativeHigh.array());
         assertEquals(3, compareWithJava(null, "neghigh"));
-        assertTrue(runReader(dir.path().resolve("neghigh").toString()).out.endsWith("\ncount 0\n"));
+        assertTrue(runReader(dir.path().resolve("neghigh").toString()).stdout().endsWith("\ncount 0\n"));
     }
 
     @Test
@@ -363,8 +352,8 @@ class CReaderIT
     {
         Files.write(dir.path().resolve(name), image.array());
         assertEquals(3, compareWithJava(null, name));
-        final Result r = runReader(dir.path().resolve(name).toString());
-        assertTrue(r.out.endsWith("\ncount " + count + "\n"), r::toString);
+        final ChildJvm.Outcome r = runReader(dir.path().resolve(name).toString());
+        assertTrue(r.stdout().endsWith("\ncount " + count + "\n"), r::toString);
     }
 
     @Test
@@ -447,9 +436,9 @@ class CReaderIT
         assertBothRefuse("link", null, "symbolic link", "a symbolic link to a valid AV");
         Files.createDirectory(dir.path().resolve("adir"));
         assertBothRefuse("adir", null, "not a regular file", "a directory");
-        final Result missing = runReader("missing");
-        assertEquals(2, missing.code, missing::toString);
-        assertTrue(missing.err.contains("does not exist"), missing::toString);
+        final ChildJvm.Outcome missing = runReader("missing");
+        assertEquals(2, missing.code(), missing::toString);
+        assertTrue(missing.stderr().contains("does not exist"), missing::toString);
 
         // Accepted by both: a later minor version of layout 7 (AvLayout.read accepts any 7.x), and a file longer
         // than its published segments (a growth in progress, or the zeros of a grower that died).
@@ -474,10 +463,10 @@ class CReaderIT
         {
             Files.write(dir.path().resolve(name), bytes);
         }
-        final Result r = runReader(name);
-        assertEquals(2, r.code, () -> what + ": the C reader accepted it: " + r);
-        assertTrue(r.err.contains(reason), () -> what + ": the C reader refused it, but not with '" + reason + "': " + r);
-        assertEquals("", r.out, what);
+        final ChildJvm.Outcome r = runReader(name);
+        assertEquals(2, r.code(), () -> what + ": the C reader accepted it: " + r);
+        assertTrue(r.stderr().contains(reason), () -> what + ": the C reader refused it, but not with '" + reason + "': " + r);
+        assertEquals("", r.stdout(), what);
         try (Domain d = CReaderChurn.domain(dir.path(), AddrFormat.SOCKADDR_IN))
         {
             final FabricException e = assertThrows(FabricException.class,
@@ -758,11 +747,11 @@ class CReaderIT
             final ByteBuffer forged = CReaderChurn.sockaddr(AddrFormat.SOCKADDR_IN6, 6);
             forged.put(20, (byte)(forged.get(20) ^ 0x40)); // one bit of the third 8-byte word
             insert(av, forged);
-            final Result r = runReader("--watch-torn", "0.2", dir.path().resolve("forged").toString());
-            assertEquals(4, r.code, r::toString);
-            final Map<String, Long> stats = stats(r.out);
+            final ChildJvm.Outcome r = runReader("--watch-torn", "0.2", dir.path().resolve("forged").toString());
+            assertEquals(4, r.code(), r::toString);
+            final Map<String, Long> stats = stats(r.stdout());
             assertEquals(stats.get("valid"), 2 * stats.get("torn"), r::toString);
-            assertTrue(r.err.contains("torn read at fi_addr " + (av.attr().mapAddr() + 1)), r::toString);
+            assertTrue(r.stderr().contains("torn read at fi_addr " + (av.attr().mapAddr() + 1)), r::toString);
         }
     }
 
@@ -793,21 +782,21 @@ class CReaderIT
             }
             for (final ChildJvm c : children)
             {
-                awaitOutput(c, "STARTED");
+                c.awaitOutput("STARTED", WAIT);
             }
-            final Result watch = watchWhileWritersStart(go, "4", dir.path().resolve(name).toString());
+            final ChildJvm.Outcome watch = watchWhileWritersStart(go, "4", dir.path().resolve(name).toString());
             Files.createFile(stop);
             final List<String> writers = new ArrayList<>();
             for (final ChildJvm c : children)
             {
                 final int code = c.waitFor(WAIT);
-                assertEquals(0, code, () -> safeOutput(c));
+                assertEquals(0, code, () -> c.output());
                 writers.add(c.output().trim());
             }
-            final Map<String, Long> stats = stats(watch.out);
+            final Map<String, Long> stats = stats(watch.stdout());
             final String report = watch + "\nwriters: " + writers;
             System.out.println("CReaderIT " + format + " " + type + ": " + stats + ", writers " + writers);
-            assertEquals(0, watch.code, report);
+            assertEquals(0, watch.code(), report);
             assertEquals(0L, stats.get("torn"), report);
             assertTrue(stats.get("lookups") >= 2048 && stats.get("valid") >= stable, report);
             // Each attacher's delta stays within [0, its live entries]: so does every sum the reader forms.
@@ -832,41 +821,15 @@ class CReaderIT
      * Runs {@code shmav_read --watch-torn SECONDS FILE} and creates {@code go} once the reader has the AV
      * open (its first line, "segments0 N"); its result, bounded like {@link #run}.
      */
-    private Result watchWhileWritersStart(final Path go, final String seconds, final String file) throws Exception
+    private ChildJvm.Outcome watchWhileWritersStart(final Path go, final String seconds, final String file) throws Exception
     {
-        final Path out = logs.path().resolve("watch.out");
-        final Path err = logs.path().resolve("watch.err");
-        final Process p = new ProcessBuilder(reader.toString(), "--watch-torn", seconds, file)
-            .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        try
+        final List<String> command = List.of(reader.toString(), "--watch-torn", seconds, file);
+        try (ChildJvm watch = ChildJvm.command(command, Map.of(), logs.path()))
         {
-            final long deadline = System.nanoTime() + WAIT.toNanos();
-            while (!Files.readString(out, StandardCharsets.UTF_8).contains("segments0 "))
-            {
-                assertTrue(p.isAlive(), () -> "the C reader exited early: " + read(out) + read(err));
-                assertTrue(System.nanoTime() < deadline, () -> "the C reader did not open the AV within " + WAIT);
-                Thread.sleep(5);
-            }
+            watch.awaitOutput("segments0 ", WAIT);
             Files.createFile(go);
-            assertTrue(p.waitFor(WAIT.toMillis() + 10_000, TimeUnit.MILLISECONDS), "the C reader did not finish");
-            return new Result(p.exitValue(), read(out), read(err));
-        }
-        finally
-        {
-            p.destroyForcibly();
-            p.waitFor(10, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String read(final Path file)
-    {
-        try
-        {
-            return Files.readString(file, StandardCharsets.UTF_8);
-        }
-        catch (final IOException e)
-        {
-            return "(" + file + " unreadable: " + e + ")";
+            final int code = watch.waitFor(WAIT.plusSeconds(10));
+            return new ChildJvm.Outcome(command, code, watch.stdout(), watch.stderr());
         }
     }
 
@@ -888,12 +851,12 @@ class CReaderIT
             }
         }
         final Map<Long, String> expected = javaEntries(av);
-        final Result r = runReader(dir.path().resolve(name).toString());
-        assertEquals(0, r.code, r::toString);
-        final Map<Long, String> actual = entries(r.out);
+        final ChildJvm.Outcome r = runReader(dir.path().resolve(name).toString());
+        assertEquals(0, r.code(), r::toString);
+        final Map<Long, String> actual = entries(r.stdout());
         assertEquals(new ArrayList<>(expected.entrySet()), new ArrayList<>(actual.entrySet()), r::toString);
         final long count = av.count();
-        assertTrue(r.out.endsWith("count " + count + "\n"), () -> "Java count " + count + ": " + r);
+        assertTrue(r.stdout().endsWith("count " + count + "\n"), () -> "Java count " + count + ": " + r);
 
         final StringWriter json = new StringWriter();
         final StringWriter err = new StringWriter();
@@ -937,9 +900,9 @@ class CReaderIT
 
     private Map<Long, String> readEntries(final String name) throws Exception
     {
-        final Result r = runReader(dir.path().resolve(name).toString());
-        assertEquals(0, r.code, r::toString);
-        return entries(r.out);
+        final ChildJvm.Outcome r = runReader(dir.path().resolve(name).toString());
+        assertEquals(0, r.code(), r::toString);
+        return entries(r.stdout());
     }
 
     /** The "fi_addr TAB straddr" lines of the reader's output, in order; checks the last line is "count N". */
@@ -968,10 +931,8 @@ class CReaderIT
             CReaderChurn.insert(av, AddrFormat.SOCKADDR_IN, 1);
         }
         // No writer has it open now: only the C reader, watching for 3 s, holds it.
-        final Process watcher = new ProcessBuilder(reader.toString(), "--watch-torn", "3",
-            dir.path().resolve("held").toString()).redirectErrorStream(true)
-            .redirectOutput(logs.path().resolve("held-reader.out").toFile()).start();
-        try
+        try (ChildJvm watcher = ChildJvm.command(List.of(reader.toString(), "--watch-torn", "3",
+            dir.path().resolve("held").toString()), Map.of(), logs.path()))
         {
             Thread.sleep(500); // it opened the AV (a run with nothing held would let rm below succeed)
             assertTrue(watcher.isAlive(), "the C reader exited early");
@@ -980,15 +941,9 @@ class CReaderIT
                 "rm", "held");
             assertEquals(7, rm, "shmav rm of an AV a C reader has open: " + out);
             assertTrue(out.toString().contains("FI_READ readers"), out.toString());
-            assertTrue(watcher.waitFor(30, TimeUnit.SECONDS), "the C reader did not finish");
-            assertEquals(0, watcher.exitValue());
+            assertEquals(0, watcher.waitFor(Duration.ofSeconds(30)), watcher::output);
             assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(out), "--dir", dir.path().toString(),
                 "rm", "held"), "rm once the reader is gone: " + out);
-        }
-        finally
-        {
-            watcher.destroyForcibly();
-            watcher.waitFor(10, TimeUnit.SECONDS);
         }
     }
 
@@ -1039,62 +994,10 @@ class CReaderIT
         return b.order(ByteOrder.BIG_ENDIAN);
     }
 
-    private static void awaitOutput(final ChildJvm child, final String text) throws Exception
-    {
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!child.output().contains(text))
-        {
-            assertTrue(child.isAlive(), () -> "child exited early: " + safeOutput(child));
-            assertTrue(System.nanoTime() < deadline, () -> "no '" + text + "' within " + WAIT + ": " + safeOutput(child));
-            Thread.sleep(20);
-        }
-    }
-
-    private static String safeOutput(final ChildJvm child)
-    {
-        return child.output();
-    }
-
-    private Result runReader(final String... args) throws Exception
+    private ChildJvm.Outcome runReader(final String... args) throws Exception
     {
         final List<String> command = new ArrayList<>(List.of(reader.toString()));
         command.addAll(List.of(args));
-        return run(command, dir.path(), WAIT);
-    }
-
-    /** Runs a command in {@code cwd} with its output in files, bounded by {@code timeout} (then SIGKILL). */
-    private static Result run(final List<String> command, final Path cwd, final Duration timeout)
-        throws IOException, InterruptedException
-    {
-        final Path out = Files.createTempFile("creader-", ".out");
-        final Path err = Files.createTempFile("creader-", ".err");
-        try
-        {
-            final Process p = new ProcessBuilder(command).directory(cwd.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
-            {
-                p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
-                throw new AssertionError(command + " did not exit within " + timeout + "; stderr:\n" +
-                    Files.readString(err, StandardCharsets.UTF_8));
-            }
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
-        }
-        finally
-        {
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
-    }
-
-    private record Result(int code, String out, String err)
-    {
-        @Override
-        public String toString()
-        {
-            return "exit " + code + "\nstdout:\n" + out + "stderr:\n" + err;
-        }
+        return ChildJvm.run(command, dir.path(), WAIT);
     }
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * or a project script that starts one with the test classpath ({@link #script}). Its stdout and stderr
  * each go to a file (no pipe to fill up). Every wait is bounded; a child still running at its deadline,
  * or when closed, is killed with SIGKILL, its descendants too, and reaped. One instance per child, used by
- * the test thread that started it.
+ * the test thread that started it. The one place tests start processes and wait for them: a command run to
+ * its end ({@link #run}), a child whose output is awaited ({@link #awaitOutput}).
  */
 public final class ChildJvm implements AutoCloseable
 {
@@ -65,14 +66,62 @@ public final class ChildJvm implements AutoCloseable
         command.add(classpath);
         command.add(main.getName());
         command.addAll(List.of(args));
-        return launch(command, env, outputDir, main.getSimpleName());
+        return launch(command, null, env, outputDir, main.getSimpleName());
     }
 
     /** Runs any {@code command} (a launcher such as mpirun, a JVM of the tools jar) the same way. */
     public static ChildJvm command(final List<String> command, final Map<String, String> env, final Path outputDir)
         throws IOException
     {
-        return launch(command, env, outputDir, Path.of(command.get(0)).getFileName().toString());
+        return command(command, null, env, outputDir);
+    }
+
+    /** {@link #command(List, Map, Path)} in the working directory {@code cwd} (null: this JVM's). */
+    public static ChildJvm command(final List<String> command, final Path cwd, final Map<String, String> env,
+        final Path outputDir) throws IOException
+    {
+        return launch(command, cwd, env, outputDir, Path.of(command.get(0)).getFileName().toString());
+    }
+
+    /**
+     * Runs {@code command} to its end, at most {@code timeout} (then it is killed and the test fails), with its
+     * output in files of a temporary directory removed afterwards: a tool such as mount, gcc or a script.
+     */
+    public static Outcome run(final List<String> command, final Path cwd, final Duration timeout)
+        throws IOException, InterruptedException
+    {
+        final Path outputDir = Files.createTempDirectory("shmav-command-");
+        try (ChildJvm child = command(command, cwd, Map.of(), outputDir))
+        {
+            final int code = child.waitFor(timeout);
+            return new Outcome(command, code, child.stdout(), child.stderr());
+        }
+        finally
+        {
+            TestDir.delete(outputDir);
+        }
+    }
+
+    /** {@link #run(List, Path, Duration)} in this JVM's working directory. */
+    public static Outcome run(final List<String> command, final Duration timeout) throws IOException, InterruptedException
+    {
+        return run(command, null, timeout);
+    }
+
+    /** How a command run by {@link #run} ended: its exit code and what it wrote. */
+    public record Outcome(List<String> command, int code, String stdout, String stderr)
+    {
+        /** {@return whether it exited with 0} */
+        public boolean ok()
+        {
+            return code == 0;
+        }
+
+        @Override
+        public String toString()
+        {
+            return String.join(" ", command) + ": exit " + code + "\nstdout:\n" + stdout + "stderr:\n" + stderr;
+        }
     }
 
     /** Runs a project script ({@code scripts/NAME}) with the test classpath, so that it builds nothing. */
@@ -84,16 +133,20 @@ public final class ChildJvm implements AutoCloseable
         command.addAll(args);
         final Map<String, String> all = new HashMap<>(env);
         all.put("SHMAV_CLASSPATH", System.getProperty("java.class.path"));
-        return launch(command, all, outputDir, name);
+        return launch(command, null, all, outputDir, name);
     }
 
-    private static ChildJvm launch(final List<String> command, final Map<String, String> env, final Path outputDir,
-        final String label) throws IOException
+    private static ChildJvm launch(final List<String> command, final Path cwd, final Map<String, String> env,
+        final Path outputDir, final String label) throws IOException
     {
         Files.createDirectories(outputDir);
         final Path out = Files.createTempFile(outputDir, label + "-", ".out");
         final Path err = Files.createTempFile(outputDir, label + "-", ".err");
         final ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        if (cwd != null)
+        {
+            builder.directory(cwd.toFile());
+        }
         builder.environment().putAll(env);
         return new ChildJvm(builder.start(), out, err);
     }

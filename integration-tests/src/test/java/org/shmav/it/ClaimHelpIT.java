@@ -41,7 +41,7 @@ class ClaimHelpIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     /**
@@ -79,7 +79,7 @@ class ClaimHelpIT
      */
     private String[] besideFrozenClaim(final String mode, final long expectedSlot) throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path gates = Files.createDirectories(dir.resolve("gates"));
         final String name = NAME + ProcessHandle.current().pid() + "x" + System.nanoTime() % 100_000;
         try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());

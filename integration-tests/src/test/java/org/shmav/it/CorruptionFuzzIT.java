@@ -9,9 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Corruption fuzzing: thousands of mutated AV files through the whole read path (see
@@ -32,13 +34,14 @@ class CorruptionFuzzIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
+    @Timeout(value = 25, unit = TimeUnit.MINUTES) // the fuzzer's own bound (20 min) decides, not the default
     void shouldRefuseOrServeEveryMutatedFileWithoutCrashing() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path work = Files.createDirectories(dir.resolve("work"));
         final Path avs = Files.createDirectories(dir.resolve("avs"));
         final Path progress = work.resolve("progress");

@@ -71,7 +71,7 @@ class CrashStormIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
@@ -82,7 +82,7 @@ class CrashStormIT
         final long seed = Long.getLong("shmav.storm.seed", System.nanoTime());
         final int maxLife = Integer.getInteger("shmav.storm.maxLifeMillis", 300);
         System.out.println("CrashStormIT: seed=" + seed + " kills=" + kills + " lanes=" + lanes + " (rerun with -Dshmav.storm.seed=" + seed + ")");
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path work = Files.createDirectories(dir.resolve("work"));
         final long start = System.nanoTime();
 

@@ -34,13 +34,13 @@ class CreateRaceIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
     void shouldLetExactlyOneOfConcurrentCreatesCreate() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path avs = Files.createDirectories(dir.resolve("avs"));
         final Path go = dir.resolve("go");
         final List<ChildJvm> racers = new ArrayList<>();

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -140,21 +139,8 @@ class DamagedFileIT
 
     private static void run(final String... command) throws Exception
     {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        assertTrue(p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), String.join(" ", command));
-        assertEquals(0, p.exitValue(), () -> String.join(" ", command) + ": " + new String(readAll(p)));
-    }
-
-    private static byte[] readAll(final Process p)
-    {
-        try
-        {
-            return p.getInputStream().readAllBytes();
-        }
-        catch (final IOException e)
-        {
-            return new byte[0];
-        }
+        final ChildJvm.Outcome o = ChildJvm.run(List.of(command), WAIT);
+        assertEquals(0, o.code(), o::toString);
     }
 
     private static String callName(final String call)

@@ -39,7 +39,7 @@ class ExactMaxCountIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
@@ -62,7 +62,7 @@ class ExactMaxCountIT
 
     private void growToExactly(final long count, final int max) throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path work = Files.createDirectories(dir.resolve("work"));
         final Path go = work.resolve("go");
         AvLayout full = AvLayout.compute(AddrFormat.SOCKADDR_IN, AvType.TABLE, count, 1024, 0, 0).growingTo(max);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -49,7 +48,7 @@ class ExhaustionIT
     @BeforeEach
     void setUp() throws IOException
     {
-        base = ShmDirs.create();
+        base = TestDir.createInShm("robust");
     }
 
     @AfterEach
@@ -57,19 +56,16 @@ class ExhaustionIT
     {
         if (mount != null)
         {
-            // Lazy: this JVM still maps files there (a MappedByteBuffer is unmapped only by GC).
-            final String error = run(List.of("umount", "-l", mount.toString()));
-            assertEquals(null, error, "umount");
+            Require.unmount(mount);
         }
-        ShmDirs.delete(base);
+        TestDir.delete(base);
     }
 
-    /** Mounts a tmpfs of {@code options} at base/mnt, or skips the test saying why it cannot. */
+    /** Mounts a tmpfs of {@code options} at base/mnt, or skips (fails under CI's flag) saying why it cannot. */
     private Path mountTmpfs(final String options) throws Exception
     {
         final Path dir = Files.createDirectories(base.resolve("mnt"));
-        final String error = run(List.of("mount", "-t", "tmpfs", "-o", options, "tmpfs", dir.toString()));
-        assumeTrue(error == null, "cannot mount a size-limited tmpfs (needs root with CAP_SYS_ADMIN): " + error);
+        Require.tmpfs(dir, options);
         mount = dir;
         return dir;
     }
@@ -361,19 +357,6 @@ class ExhaustionIT
             assertTrue(String.valueOf(full.getMessage()).contains("No space left"), full.toString());
         }
         return written;
-    }
-
-    /** Runs a command; null when it succeeded, else its output. */
-    private static String run(final List<String> command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (!p.waitFor(30, TimeUnit.SECONDS))
-        {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            return "timed out: " + command;
-        }
-        final String out = new String(p.getInputStream().readAllBytes()).trim();
-        return p.exitValue() == 0 ? null : command + ": exit " + p.exitValue() + ": " + out;
     }
 
     /** Child: tries to create AV {@code args[1]} of count {@code args[2]} in {@code args[0]}; prints RESULT. */

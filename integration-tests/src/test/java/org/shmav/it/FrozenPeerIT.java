@@ -49,13 +49,13 @@ class FrozenPeerIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
     void shouldGrowTheAvItselfBesideAGrowerFrozenInsideItsGrowth() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path gates = Files.createDirectories(dir.resolve("gates"));
         try (Domain d = domain(); AddressVector av = open(d, "grows"))
         {
@@ -140,7 +140,7 @@ class FrozenPeerIT
     @Test
     void shouldNotWaitForAMigratorFrozenInsideItsMigration() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path gates = Files.createDirectories(dir.resolve("gates"));
         try (Domain d = domain(); AddressVector av = open(d, "rebuilds"))
         {

@@ -60,7 +60,7 @@ class FrozenWriterIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     /**
@@ -89,7 +89,7 @@ class FrozenWriterIT
 
     private void runBesideFrozenWriter(final boolean allOps) throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path out = Files.createDirectories(dir.resolve("out"));
         try (Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
              AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(NAME).count(CAPACITY).build());
@@ -272,15 +272,6 @@ class FrozenWriterIT
 
     private static void awaitStarted(final ChildJvm w) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!w.stdout().contains("started"))
-        {
-            if (!w.isAlive() || System.nanoTime() - deadline > 0)
-            {
-                w.kill();
-                fail("writer never started:\n" + w.output());
-            }
-            Thread.sleep(10);
-        }
+        w.awaitOutput("started", Duration.ofSeconds(60));
     }
 }

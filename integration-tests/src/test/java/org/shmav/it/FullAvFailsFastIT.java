@@ -37,13 +37,13 @@ class FullAvFailsFastIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
     void shouldRefuseABatchIntoTheLargestFullAvAtOnce() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
              AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("largest").count(LARGEST).build()))
         {
@@ -61,7 +61,7 @@ class FullAvFailsFastIT
     @Test
     void shouldRefuseABatchAtTheMaximumAtOnce() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         try (Domain d = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
              AddressVector av = d.openAv(AvAttr.builder().type(AvType.TABLE).name("capped").count(4).maxCount(1_000).build()))
         {

@@ -38,7 +38,7 @@ class GrowthIT
     @AfterEach
     void removeDir() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     private static Domain domain(final Path dir)
@@ -49,7 +49,7 @@ class GrowthIT
     @Test
     void fourWritersGrowAnAvOfCountFourToAMillionAndAReaderAttachedAtTheStartSeesEveryAddress() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path work = Files.createDirectories(dir.resolve("work"));
         final int writers = 4;
         final int common = 8_000;
@@ -106,7 +106,7 @@ class GrowthIT
     @Test
     void writersKilledWhileGrowingLoseNothing() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path work = Files.createDirectories(dir.resolve("work"));
         final int rounds = Integer.getInteger("shmav.growth.rounds", 12);
         final long seed = Long.getLong("shmav.growth.seed", System.nanoTime());

@@ -3,9 +3,9 @@ package org.shmav.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -58,7 +58,7 @@ class GrowthRoomIT
     @BeforeEach
     void setUp() throws Exception
     {
-        base = ShmDirs.create();
+        base = TestDir.createInShm("robust");
         mountTmpfs(0);
     }
 
@@ -67,17 +67,15 @@ class GrowthRoomIT
     {
         for (final Path dir : mounts)
         {
-            // Lazy: this JVM may still map files there (a MappedByteBuffer is unmapped only by GC).
-            assertEquals(null, run(List.of("umount", "-l", dir.toString())), "umount");
+            Require.unmount(dir);
         }
-        ShmDirs.delete(base);
+        TestDir.delete(base);
     }
 
-    private void mountTmpfs(final int attempt) throws IOException
+    private void mountTmpfs(final int attempt) throws IOException, InterruptedException
     {
         final Path dir = Files.createDirectories(base.resolve("mnt" + attempt));
-        final String error = run(List.of("mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", dir.toString()));
-        assumeTrue(error == null, "cannot mount a size-limited tmpfs (needs root with CAP_SYS_ADMIN): " + error);
+        Require.tmpfs(dir, "size=32m");
         mounts.add(dir);
         mount = dir;
     }
@@ -107,7 +105,7 @@ class GrowthRoomIT
             }
             // The takeover delay (200 ms without progress) plus the growth itself on a busy machine.
             assertTrue(maxMillis < 3_000, "slowest insert beside the frozen grower: " + maxMillis + " ms");
-            run(List.of("kill", "-CONT", Long.toString(victim.child.pid())));
+            resume(victim.child.pid());
             assertEquals(0, victim.child.waitFor(Duration.ofSeconds(60)), victim.child.output());
             assertTrue(result(victim.child).contains(" failed=0 "), "the thawed grower's insert: " + victim.child.output());
             final long tail = checkAv(victim, 1 + 2 * 200);
@@ -154,7 +152,7 @@ class GrowthRoomIT
         @Override
         public void close()
         {
-            run(List.of("kill", "-CONT", Long.toString(child.pid())));
+            resume(child.pid());
             child.close();
         }
     }
@@ -226,7 +224,7 @@ class GrowthRoomIT
                     Files.getFileStore(mount).getUsableSpace() + " bytes free");
                 return new Caught(name, child, segment0End);
             }
-            run(List.of("kill", "-CONT", Long.toString(child.pid())));
+            resume(child.pid());
             child.kill();
             child.close();
         }
@@ -254,7 +252,7 @@ class GrowthRoomIT
         }
         finally
         {
-            ShmDirs.delete(scratch);
+            TestDir.delete(scratch);
         }
     }
 
@@ -327,28 +325,20 @@ class GrowthRoomIT
         fail("pid " + pid + " is not stopped 5 s after SIGSTOP");
     }
 
-    /** Runs a command; null when it succeeded, else what went wrong. */
-    private static String run(final List<String> command)
+    /** SIGCONT to a child stopped with SIGSTOP (nothing when it is gone). */
+    private static void resume(final long pid)
     {
         try
         {
-            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            if (!p.waitFor(30, TimeUnit.SECONDS))
-            {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                return "timed out: " + command;
-            }
-            final String out = new String(p.getInputStream().readAllBytes()).trim();
-            return p.exitValue() == 0 ? null : command + ": exit " + p.exitValue() + ": " + out;
+            ChildJvm.run(List.of("kill", "-CONT", Long.toString(pid)), Duration.ofSeconds(10));
         }
         catch (final IOException e)
         {
-            return command + ": " + e;
+            throw new UncheckedIOException(e);
         }
         catch (final InterruptedException e)
         {
             Thread.currentThread().interrupt();
-            return command + ": interrupted";
         }
     }
 

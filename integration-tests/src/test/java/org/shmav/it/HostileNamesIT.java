@@ -67,7 +67,7 @@ class HostileNamesIT
     @BeforeEach
     void setUp() throws IOException
     {
-        base = ShmDirs.create();
+        base = TestDir.createInShm("robust");
         avDir = Files.createDirectories(base.resolve("l1/l2/l3/avs"));
         Files.writeString(base.resolve("l1/sentinel"), "keep");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(avDir).build());
@@ -77,7 +77,7 @@ class HostileNamesIT
     void tearDown() throws IOException
     {
         domain.close();
-        ShmDirs.delete(base);
+        TestDir.delete(base);
     }
 
     @Test

@@ -40,13 +40,13 @@ class LiveReaderIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
     void shouldKeepAnAvThatALiveReaderHasOpen() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path avs = Files.createDirectories(dir.resolve("avs"));
         final Path stop = dir.resolve("stop");
         assertEquals(0, shmav(avs, "create", "read1", "--count", "8"));

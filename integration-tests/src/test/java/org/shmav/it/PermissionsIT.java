@@ -47,7 +47,7 @@ class PermissionsIT
     {
         assumeTrue(OtherUsers.canRunAs(MALLORY), "needs root and setpriv to run child JVMs as other users " +
             "(root bypasses file permissions, so the opener must not be root); running as " + System.getProperty("user.name"));
-        base = ShmDirs.create();
+        base = TestDir.createInShm("robust");
         Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
         avDir = Files.createDirectories(base.resolve("avs"));
         Files.setPosixFilePermissions(avDir, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -58,7 +58,7 @@ class PermissionsIT
     @AfterAll
     static void tearDown() throws IOException
     {
-        ShmDirs.delete(base);
+        TestDir.delete(base);
     }
 
     @Test

@@ -48,7 +48,7 @@ class PlantedFilesIT
     @BeforeEach
     void setUp() throws IOException
     {
-        final Path base = ShmDirs.create();
+        final Path base = TestDir.createInShm("robust");
         dir = Files.createDirectories(base.resolve("avs"));
         outside = Files.createDirectories(base.resolve("outside"));
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
@@ -59,7 +59,7 @@ class PlantedFilesIT
     {
         opener.shutdownNow();
         domain.close();
-        ShmDirs.delete(dir.getParent());
+        TestDir.delete(dir.getParent());
     }
 
     @Test

@@ -46,7 +46,7 @@ class ReadOnlyLockerIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(base);
+        TestDir.delete(base);
     }
 
     @Test
@@ -55,7 +55,7 @@ class ReadOnlyLockerIT
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root to run a child JVM as another " +
             "user (setpriv); running as " + System.getProperty("user.name"));
         assumeTrue(OtherUsers.canRunAs(READER), "needs setpriv to run child JVMs as other users");
-        base = ShmDirs.create();
+        base = TestDir.createInShm("robust");
         OtherUsers.run("chmod", "0755", base.toString());
         final Path avs = Files.createDirectories(base.resolve("avs"));
         OtherUsers.run("chmod", "1777", avs.toString());

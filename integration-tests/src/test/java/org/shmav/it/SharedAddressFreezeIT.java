@@ -52,13 +52,13 @@ class SharedAddressFreezeIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
     void shouldInsertSharedAddressesBesideWritersFrozenAtRandom() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         final Path gates = Files.createDirectories(dir.resolve("gates"));
         final String name = NAME + ProcessHandle.current().pid() + "x" + System.nanoTime() % 100_000;
         final long seed = System.nanoTime();

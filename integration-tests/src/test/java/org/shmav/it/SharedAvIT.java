@@ -44,7 +44,7 @@ class SharedAvIT
     @BeforeEach
     void setUp() throws IOException
     {
-        dir = Files.createTempDirectory(Path.of("/dev/shm"), "shmav-it");
+        dir = TestDir.createInShm("shmav-it");
         logs = Files.createTempDirectory("shmav-it-logs");
     }
 
@@ -55,8 +55,8 @@ class SharedAvIT
         {
             c.close();
         }
-        deleteTree(dir);
-        deleteTree(logs);
+        TestDir.delete(dir);
+        TestDir.delete(logs);
     }
 
     private ChildJvm start(final String... args) throws IOException
@@ -311,21 +311,6 @@ class SharedAvIT
                 throw new AssertionError("writer logged fewer than " + lines + " inserts in " + DEADLINE);
             }
             Thread.sleep(5);
-        }
-    }
-
-    static void deleteTree(final Path root) throws IOException
-    {
-        if (root == null || !Files.exists(root))
-        {
-            return;
-        }
-        try (var walk = Files.walk(root))
-        {
-            for (final Path p : walk.sorted((x, y) -> y.getNameCount() - x.getNameCount()).toList())
-            {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

@@ -2,11 +2,11 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -70,7 +70,8 @@ class ShownOutputIT
 
     private static void check(final ShownBlock block) throws Exception
     {
-        try (TestDir work = TestDir.inTmp("shown-output-it-"); TestDir shm = TestDir.inShm("shown-output-it-"))
+        try (TestDir work = TestDir.inTmp("shown-output-it-"); TestDir shm = TestDir.inShm("shown-output-it-");
+             TestDir logs = TestDir.inTmp("shown-output-it-logs-"))
         {
             Files.createSymbolicLink(work.path().resolve("scripts"), Path.of("scripts").toAbsolutePath());
             final StringBuilder script = new StringBuilder("exec 2>&1\n");
@@ -80,27 +81,15 @@ class ShownOutputIT
                     .append("__rc=$?; printf '\\n").append(MARK).append("\\n'; (exit $__rc)\n");
             }
             final Path scriptFile = Files.writeString(work.path().resolve("block.sh"), script);
-            final ProcessBuilder builder = new ProcessBuilder("bash", scriptFile.toString()).directory(work.path().toFile())
-                .redirectErrorStream(true);
-            builder.environment().put("SHMAV_CLASSPATH", System.getProperty("java.class.path"));
-            builder.environment().put("SHMAV_DIR", shm.path().toString());
-            final Process bash = builder.start();
-            final byte[] bytes;
-            try
+            final String output;
+            try (ChildJvm bash = ChildJvm.command(List.of("bash", scriptFile.toString()), work.path(),
+                Map.of("SHMAV_CLASSPATH", System.getProperty("java.class.path"), "SHMAV_DIR", shm.path().toString()),
+                logs.path()))
             {
-                bytes = bash.getInputStream().readAllBytes();
-                if (!bash.waitFor(TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
-                {
-                    fail(block + ": still running after " + TIMEOUT_SECONDS + " s");
-                }
+                bash.waitFor(Duration.ofSeconds(TIMEOUT_SECONDS)); // its output is read once it has ended
+                output = bash.output();
             }
-            finally
-            {
-                bash.descendants().forEach(ProcessHandle::destroyForcibly);
-                bash.destroyForcibly();
-            }
-            final String all = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).replace(shm.path().toString(),
-                SHOWN_DIR);
+            final String all = output.replace(shm.path().toString(), SHOWN_DIR);
             // what was printed, unmasked, for updating a page: target/shown-output/PAGE-LINE.txt
             final Path record = Path.of("target", "shown-output", block.page().replace('/', '-') + "-" + block.line() + ".txt");
             Files.createDirectories(record.getParent());

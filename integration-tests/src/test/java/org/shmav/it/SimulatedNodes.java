@@ -1,15 +1,12 @@
 package org.shmav.it;
 
-import static org.junit.jupiter.api.Assertions.fail;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Jobs across simulated nodes on this machine: a real launcher reaches each "node" through
@@ -26,28 +23,13 @@ final class SimulatedNodes
     {
     }
 
-    /** Skips (or, under SHMAV_IT_REQUIRE_MPI=1 with root, fails) unless simulated nodes and {@code binary} are here. */
+    /** Skips (or, under CI's flag for MPI, fails) unless simulated nodes and {@code binary} are here. */
     static Path require(final String binary, final String debianPackage)
     {
-        if (!"root".equals(System.getProperty("user.name")))
-        {
-            Assumptions.abort("skipped: simulated nodes need root (unshare -m -u, mount tmpfs); user is " +
-                System.getProperty("user.name"));
-        }
-        for (final String b : List.of(binary, "unshare"))
-        {
-            final Path found = onPath(b);
-            if (found == null)
-            {
-                final String why = b + " is not on PATH: apt-get install " + (b.equals("unshare") ? "util-linux" : debianPackage);
-                if ("1".equals(System.getenv("SHMAV_IT_REQUIRE_MPI")))
-                {
-                    fail(why + " (SHMAV_IT_REQUIRE_MPI=1: this machine must have it)");
-                }
-                Assumptions.abort("skipped: " + why);
-            }
-        }
-        return onPath(binary);
+        Require.that("MPI", "root".equals(System.getProperty("user.name")), "simulated nodes need root (unshare -m -u, " +
+            "mount tmpfs); user is " + System.getProperty("user.name"));
+        Require.tool("MPI", "unshare", "util-linux");
+        return Require.tool("MPI", binary, debianPackage);
     }
 
     /**
@@ -104,17 +86,5 @@ final class SimulatedNodes
         final Map<String, String> launcher = new HashMap<>(launcherEnv);
         launcher.putAll(Map.of("SHMAV_DIR", "/dev/shm", "OMPI_ALLOW_RUN_AS_ROOT", "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"));
         return ChildJvm.command(command, launcher, logs);
-    }
-
-    private static Path onPath(final String binary)
-    {
-        for (final String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/sbin:/bin").split(":"))
-        {
-            if (!d.isEmpty() && Files.isExecutable(Path.of(d, binary)))
-            {
-                return Path.of(d, binary);
-            }
-        }
-        return null;
     }
 }

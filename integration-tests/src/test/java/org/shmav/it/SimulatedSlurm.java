@@ -2,7 +2,6 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A real Slurm for {@link SrunStoresIT}: Debian's Slurm 22.05 daemons, one
@@ -49,15 +47,7 @@ final class SimulatedSlurm
                 missing.add(binary + " (apt-get install slurmctld slurmd slurm-client munge)");
             }
         }
-        if (!missing.isEmpty())
-        {
-            final String why = "a real Slurm needs " + String.join(", ", missing);
-            if ("1".equals(System.getenv("SHMAV_IT_REQUIRE_SLURM")))
-            {
-                fail(why + " (SHMAV_IT_REQUIRE_SLURM=1: this machine must have it)");
-            }
-            Assumptions.abort("skipped: " + why);
-        }
+        Require.that("SLURM", missing.isEmpty(), "a real Slurm needs " + String.join(", ", missing));
         final Path dir = Path.of("/var/tmp", "shmav-slurm-it-" + ProcessHandle.current().pid());
         final String port = Integer.toString(20_000 + ThreadLocalRandom.current().nextInt(20_000));
         try (TestDir logs = TestDir.inTmp("slurm-cluster-");

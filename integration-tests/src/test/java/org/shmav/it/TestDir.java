@@ -1,14 +1,25 @@
 package org.shmav.it;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
-/** A fresh directory for one test (its AVs under /dev/shm, its logs under the temp dir), deleted with everything in it afterwards. */
+/**
+ * The one way tests make temporary directories: a fresh directory for one test (its AVs under /dev/shm, its
+ * logs under the temp dir), deleted with everything in it afterwards, never following a link out of it.
+ * As a resource ({@link #inShm}, {@link #inTmp}) or, for a field set up and torn down around each test,
+ * as a path ({@link #createInShm}, {@link #delete}).
+ */
 public final class TestDir implements AutoCloseable
 {
+    /** Where named AVs live. */
+    private static final Path SHM = Path.of("/dev/shm");
+
     private final Path path;
 
     private TestDir(final Path path)
@@ -19,7 +30,7 @@ public final class TestDir implements AutoCloseable
     /** A new directory under /dev/shm, where named AVs live. */
     public static TestDir inShm(final String prefix) throws IOException
     {
-        return new TestDir(Files.createTempDirectory(Path.of("/dev/shm"), prefix));
+        return new TestDir(Files.createTempDirectory(SHM, prefix));
     }
 
     /** A new directory under java.io.tmpdir, for logs. */
@@ -28,13 +39,46 @@ public final class TestDir implements AutoCloseable
         return new TestDir(Files.createTempDirectory(prefix));
     }
 
+    /** A new directory under /dev/shm, for the caller to {@link #delete}. */
+    public static Path createInShm(final String prefix)
+    {
+        try
+        {
+            return Files.createTempDirectory(SHM, prefix);
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Deletes {@code dir} and everything in it, never following links out of it; nothing when it is null or gone. */
+    public static void delete(final Path dir)
+    {
+        if (dir == null || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS))
+        {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            for (final Path p : (Iterable<Path>)files.sorted(Comparator.reverseOrder())::iterator)
+            {
+                Files.deleteIfExists(p);
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public Path path()
     {
         return path;
     }
 
     /** The names of the files in the directory now, sorted. */
-    public java.util.List<String> names() throws IOException
+    public List<String> names() throws IOException
     {
         try (Stream<Path> files = Files.list(path))
         {
@@ -43,14 +87,8 @@ public final class TestDir implements AutoCloseable
     }
 
     @Override
-    public void close() throws IOException
+    public void close()
     {
-        try (Stream<Path> files = Files.walk(path))
-        {
-            for (final Path p : (Iterable<Path>)files.sorted(Comparator.reverseOrder())::iterator)
-            {
-                Files.deleteIfExists(p);
-            }
-        }
+        delete(path);
     }
 }

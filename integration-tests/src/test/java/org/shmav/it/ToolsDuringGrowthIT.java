@@ -59,7 +59,7 @@ class ToolsDuringGrowthIT
     @BeforeEach
     void setUp() throws IOException
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("robust");
         work = Files.createDirectories(dir.resolve(".work"));
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
     }
@@ -68,7 +68,7 @@ class ToolsDuringGrowthIT
     void tearDown() throws IOException
     {
         domain.close();
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     /** A full AV of {@code count} entries, closed: this JVM then holds no open file of it, as a tool's JVM. */

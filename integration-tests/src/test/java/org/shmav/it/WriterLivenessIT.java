@@ -2,8 +2,6 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -13,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -61,15 +58,16 @@ class WriterLivenessIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(base);
+        TestDir.delete(base);
     }
 
     @Test
     void shouldKeepAWriterInAnotherPidNamespaceAlive() throws Exception
     {
-        assumeRoot("unshare --pid");
-        assumeWorks("unshare --pid is not supported here", "unshare", "--pid", "--fork", "--mount-proc", "true");
-        base = ShmDirs.create();
+        Require.root("unshare --pid");
+        Require.works("MOUNT", "unshare --pid is not supported here", List.of("unshare", "--pid", "--fork", "--mount-proc",
+            "true"));
+        base = TestDir.createInShm("robust");
         final String cp = System.getProperty("java.class.path");
         runPair("pid namespace", List.of(), List.of("unshare", "--pid", "--fork", "--mount-proc"), cp, false, true);
     }
@@ -84,9 +82,10 @@ class WriterLivenessIT
     @Test
     void shouldKeepAWriterWhoseJvmOpensAndClosesTheAvFileAlive() throws Exception
     {
-        assumeRoot("unshare --pid");
-        assumeWorks("unshare --pid is not supported here", "unshare", "--pid", "--fork", "--mount-proc", "true");
-        base = ShmDirs.create();
+        Require.root("unshare --pid");
+        Require.works("MOUNT", "unshare --pid is not supported here", List.of("unshare", "--pid", "--fork", "--mount-proc",
+            "true"));
+        base = TestDir.createInShm("robust");
         final String cp = System.getProperty("java.class.path");
         runPair("foreign opens and closes of the AV file", List.of("unshare", "--pid", "--fork", "--mount-proc"),
             List.of(), cp, false, true, Map.of(LivenessWriter.FOREIGN_OPENS_ENV, "1"));
@@ -103,7 +102,7 @@ class WriterLivenessIT
     @Test
     void shouldKeepAWriterWhoseJvmOpensAndClosesTheLockFileAlive() throws Exception
     {
-        base = ShmDirs.create();
+        base = TestDir.createInShm("robust");
         runPair("foreign opens and closes of the lock file, java " + System.getProperty("java.version"), List.of(),
             List.of(), System.getProperty("java.class.path"), false, true,
             Map.of(LivenessWriter.FOREIGN_OPENS_ENV, "lock"));
@@ -111,15 +110,15 @@ class WriterLivenessIT
 
     /**
      * The same with both writers on a Java 22+ JDK ({@code -Dshmav.it.java22=HOME}, default Temurin 25 at
-     * {@value #JAVA22_DEFAULT}; skipped, saying so, when it is absent).
+     * {@value #JAVA22_DEFAULT}; skipped, saying so, when it is absent, and failing so under CI's flag).
      */
     @Test
     void shouldKeepAWriterWhoseJvmOpensAndClosesTheLockFileAliveOnJava22Plus() throws Exception
     {
         final Path home = Path.of(System.getProperty("shmav.it.java22", JAVA22_DEFAULT));
-        assumeTrue(Files.isExecutable(home.resolve("bin").resolve("java")), "no Java 22+ JDK at " + home +
+        Require.that("JDK25", Files.isExecutable(home.resolve("bin").resolve("java")), "no Java 22+ JDK at " + home +
             " (set -Dshmav.it.java22=HOME): the Java 22+ path is not tested here");
-        base = ShmDirs.create();
+        base = TestDir.createInShm("robust");
         javaHome = home;
         runPair("foreign opens and closes of the lock file, " + home.getFileName(), List.of(), List.of(),
             System.getProperty("java.class.path"), false, true, Map.of(LivenessWriter.FOREIGN_OPENS_ENV, "lock"));
@@ -136,12 +135,12 @@ class WriterLivenessIT
     @Test
     void shouldKeepAWriterThatSeesAnotherBootTimeAlive() throws Exception
     {
-        assumeRoot("unshare --mount and mount --bind");
-        base = ShmDirs.create();
+        Require.root("unshare --mount and mount --bind");
+        base = TestDir.createInShm("robust");
         final List<String> shifted = shiftedBootTime(base.resolve("stat"));
         final List<String> probe = new java.util.ArrayList<>(shifted);
         probe.add("true");
-        assumeWorks("cannot bind-mount a /proc/stat in a mount namespace here", probe.toArray(String[]::new));
+        Require.works("MOUNT", "cannot bind-mount a /proc/stat in a mount namespace here", probe);
         final String cp = System.getProperty("java.class.path");
         runPair("btime +1 day", List.of(), shifted, cp, false, true);
     }
@@ -157,11 +156,11 @@ class WriterLivenessIT
     @Test
     void shouldKeepWritersOfOtherUsersAliveUnderHidepid() throws Exception
     {
-        assumeRoot("setpriv to other users and a /proc mounted hidepid=2");
-        assumeTrue(OtherUsers.canRunAs(ALICE), "needs setpriv to run child JVMs as other users");
-        assumeWorks("unshare --mount or a hidepid=2 proc mount is not supported here", "unshare", "--mount",
-            "--propagation", "private", "sh", "-c", "mount -t proc -o hidepid=2 proc /proc");
-        base = ShmDirs.create();
+        Require.root("setpriv to other users and a /proc mounted hidepid=2");
+        Require.that("ROOT", OtherUsers.canRunAs(ALICE), "needs setpriv to run child JVMs as other users (util-linux)");
+        Require.works("MOUNT", "unshare --mount or a hidepid=2 proc mount is not supported here", List.of("unshare",
+            "--mount", "--propagation", "private", "sh", "-c", "mount -t proc -o hidepid=2 proc /proc"));
+        base = TestDir.createInShm("robust");
         OtherUsers.run("chmod", "0755", base.toString());
         final Path avs = Files.createDirectories(base.resolve("avs"));
         OtherUsers.run("chmod", "1777", avs.toString()); // sticky and world-writable, like /dev/shm
@@ -235,16 +234,7 @@ class WriterLivenessIT
 
     private static void awaitStarted(final ChildJvm w) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!w.stdout().contains("started"))
-        {
-            if (!w.isAlive() || System.nanoTime() - deadline > 0)
-            {
-                w.kill();
-                fail("writer never started:\n" + w.output());
-            }
-            Thread.sleep(10);
-        }
+        w.awaitOutput("started", Duration.ofSeconds(60));
     }
 
     /** Waits for a writer's exit, asserts it ran and saw no violation, records how many entries it holds. */
@@ -287,30 +277,5 @@ class WriterLivenessIT
                 assertEquals(fi, av.reverseLookup(addr), "reverse lookup of fi_addr " + fi + " (" + view + ")");
             }
         }
-    }
-
-    private static void assumeRoot(final String what)
-    {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root: " + what + "; running as " +
-            System.getProperty("user.name"));
-    }
-
-    private static void assumeWorks(final String message, final String... command) throws Exception
-    {
-        boolean ok;
-        try
-        {
-            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            ok = p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-            if (!ok)
-            {
-                p.destroyForcibly();
-            }
-        }
-        catch (final IOException e)
-        {
-            ok = false;
-        }
-        assumeTrue(ok, message + ": " + String.join(" ", command));
     }
 }
