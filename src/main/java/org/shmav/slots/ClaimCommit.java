@@ -21,6 +21,13 @@ final class ClaimCommit
     /** {@link #publish}: another inserter of the key cancelled the claim before its commit; it is given back. */
     static final long CANCELLED_CLAIM = -3_000_001L;
 
+    /**
+     * Tests only: how long a writer pauses between its commit and its publish, widening the window in
+     * which readers meet a committed slot (linearizability checks on real handles). 0, the default, in
+     * production: one plain load and a not-taken branch.
+     */
+    static long pauseAfterCommitNanos;
+
     private final Memory m;
     private final AvLayout layout;
     private final SlotRemover remover;
@@ -46,6 +53,10 @@ final class ClaimCommit
             if (committed < 0)
             {
                 return committed;
+            }
+            if (pauseAfterCommitNanos > 0)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(pauseAfterCommitNanos);
             }
         }
         return complete(w, index);

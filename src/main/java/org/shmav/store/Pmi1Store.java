@@ -143,7 +143,7 @@ public final class Pmi1Store implements JobStore
     {
         try
         {
-            wire.exchange("cmd=finalize", System.nanoTime() + ANSWER_MILLIS * 1_000_000);
+            wire.finalizeAtExit(System.nanoTime() + ANSWER_MILLIS * 1_000_000);
         }
         catch (final IOException | TimeoutException | InterruptedException e)
         {

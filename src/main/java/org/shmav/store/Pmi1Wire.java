@@ -113,6 +113,34 @@ final class Pmi1Wire
         return line.toString();
     }
 
+    /**
+     * {@code cmd=finalize} at exit, also on a wire broken by an exchange that got no answer in time (a
+     * barrier a rank left at its deadline): without it, Hydra takes the exit for a crash and kills every
+     * other rank of the job with SIGKILL, so that ranks still waiting for their own deadline never report
+     * it. On a broken wire the command is written from this thread (the reader thread may still wait for
+     * the earlier answer), and the proxy's answer is waited for, until {@code deadlineNanos}, by waiting
+     * for that reader to read a line (finalize_ack, or the earlier answer come late) or the socket's end.
+     */
+    synchronized void finalizeAtExit(final long deadlineNanos) throws IOException, TimeoutException, InterruptedException
+    {
+        if (broken == null)
+        {
+            exchange("cmd=finalize", deadlineNanos);
+            return;
+        }
+        out.write("cmd=finalize\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        final Future<?> pendingRead = reader.submit(() -> null); // runs once the read in flight has its line
+        try
+        {
+            pendingRead.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        catch (final ExecutionException e)
+        {
+            throw new IOException(e.getCause());
+        }
+    }
+
     /** The value of {@code name=} in an answer line, or null. */
     static String field(final String line, final String name)
     {

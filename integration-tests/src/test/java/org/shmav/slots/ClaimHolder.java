@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.IndexWord;
@@ -15,11 +16,12 @@ import org.shmav.shm.SlotDescriptor;
  * A child JVM of {@code ClaimHelpIT}: a writer that stops inside an insert, holding its claim, so that
  * the parent can freeze it there. It takes an attacher entry of the AV, claims the lowest FREE slot,
  * writes address number k into it and places its entry in the index (the steps of an insert before
- * its publish; mode {@code decided} also commits the claim, PUBLISHING), prints {@code holding slot i},
+ * its publish; mode {@code decided} also commits the claim, PUBLISHING, and mode {@code unjournaled}
+ * makes the commit's CAS but stops before its journal counts it), prints {@code holding slot i},
  * waits for the file {@code go}, then runs its publish and prints {@code published r}; a publish whose
  * claim was cancelled meanwhile (negative r) inserts the address again, as the insert would, and prints
  * {@code inserted r}. Last it prints {@code count n}. In this package for the insert's own steps.
- * Arguments: AV file, k, mode ({@code claimed} or {@code decided}), directory of the go file.
+ * Arguments: AV file, k, mode ({@code claimed}, {@code decided} or {@code unjournaled}), directory of the go file.
  */
 public final class ClaimHolder
 {
@@ -38,6 +40,11 @@ public final class ClaimHolder
         {
             System.out.println("decided " + table.commitClaim(w, 0));
         }
+        final boolean unjournaled = args[2].equals("unjournaled");
+        if (unjournaled)
+        {
+            System.out.println("committed " + commitBeforeJournal(r, w, slot));
+        }
         System.out.println("holding slot " + slot);
         final Path go = Path.of(args[3], "go");
         final long deadline = System.nanoTime() + 120_000_000_000L;
@@ -49,6 +56,10 @@ public final class ClaimHolder
             }
             Thread.sleep(1);
         }
+        if (unjournaled)
+        {
+            w.journal(AttacherDescriptor.journal(w.delta() + 1, AttacherDescriptor.OP_NONE, 0)); // the rest of the commit
+        }
         final long published = table.publishClaim(w, 0);
         System.out.println("published " + published);
         if (published < 0)
@@ -58,6 +69,25 @@ public final class ClaimHolder
         }
         System.out.println("count " + table.count());
         r.detach();
+    }
+
+    /**
+     * The commit's first steps alone (map_addr, journal OP_PUBLISH, the CAS to PUBLISHING), as
+     * {@code ClaimCommit.commit} makes them, stopping right before its journal counts the entry: where a
+     * writer frozen or killed between its commit and its journal update stands. True when the CAS won.
+     */
+    static boolean commitBeforeJournal(final Region r, final Writer w, final long index)
+    {
+        final Memory m = r.memory();
+        m.setLongRelease(r.layout().map(index), index); // FI_AV_TABLE: fi_addr = index
+        w.journal(AttacherDescriptor.journal(w.delta(), AttacherDescriptor.OP_PUBLISH, index));
+        final long committed = SlotDescriptor.word(SlotDescriptor.PUBLISHING, w.index, SlotDescriptor.generation(w.claimWord));
+        final boolean won = m.compareAndSetLong(r.layout().slot(index) + SlotDescriptor.STATE_OFFSET, w.claimWord, committed);
+        if (won)
+        {
+            w.claimWord = committed;
+        }
+        return won;
     }
 
     /** The FI_SOCKADDR_IN address number k of the parent's {@code InetRange}. */
