@@ -106,7 +106,7 @@ final class AvHexDump
         f.add(offsetField(HASH_OFFSET_OFFSET, "hashOffset"));
         f.add(new Field(HASH_BUCKETS_OFFSET, 8, "hashBuckets " + m.getLong(HASH_BUCKETS_OFFSET)));
         f.add(new Field(SEGMENT_COUNT_OFFSET, 4, "segmentCount " + m.getInt(SEGMENT_COUNT_OFFSET)));
-        f.add(new Field(SEGMENT_COUNT_OFFSET + 4, 4, "reserved"));
+        f.add(new Field(ADDR_LEN_VARYING_OFFSET, 4, "addrLenVarying " + m.getInt(ADDR_LEN_VARYING_OFFSET)));
         f.add(new Field(CREATED_MILLIS_OFFSET, 8, "createdMillis " + Text.time(m.getLong(CREATED_MILLIS_OFFSET))));
         f.add(new Field(MAX_CAPACITY_OFFSET, 8, "maxCapacity " + m.getLong(MAX_CAPACITY_OFFSET)));
         block("header", f);

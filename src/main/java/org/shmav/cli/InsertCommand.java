@@ -161,15 +161,19 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
         }
     }
 
-    /** Inserts in batches of {@value #BATCH}, recording each address's outcome in {@code report}. */
+    /**
+     * Inserts in batches of {@value #BATCH} (one at a time for opaque addresses of varying length, which
+     * fi_av_insert takes one per call), recording each address's outcome in {@code report}.
+     */
     private void insertAll(final AddressVector av, final List<Line> lines, final InsertReport report)
     {
         final Set<Long> seen = new HashSet<>();
+        final int size = av.varyingAddrLen() ? 1 : BATCH;
         try (ProgressBar bar = progressBar(lines.size()))
         {
-            for (int start = 0; start < lines.size(); start += BATCH)
+            for (int start = 0; start < lines.size(); start += size)
             {
-                final List<Line> batch = lines.subList(start, Math.min(lines.size(), start + BATCH));
+                final List<Line> batch = lines.subList(start, Math.min(lines.size(), start + size));
                 insertBatch(av, batch, report, seen);
                 if (bar != null)
                 {

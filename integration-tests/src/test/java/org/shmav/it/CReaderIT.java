@@ -377,7 +377,7 @@ class CReaderIT
                 "CANCELLED, takes a new range over a frozen grower's)",
                 putInt(8, 6 << 16), "layout version 6.0 is not supported: app=8.0 file=6.0 (written by an older shmav"),
             new Corruption("layout 7.0 (an older shmav: a committed slot is no entry to its readers, its count moves " +
-                "at the journal store)",
+                "at the journal store, a varying-length opaque AV is a fixed one to it)",
                 putInt(8, 7 << 16), "layout version 7.0 is not supported: app=8.0 file=7.0 (written by an older shmav"),
             new Corruption("major version 9 (a newer shmav)", putInt(8, 9 << 16),
                 "layout version 9.0 is not supported: app=8.0 file=9.0 (written by a newer shmav"),
@@ -388,8 +388,15 @@ class CReaderIT
                 "corrupt header: indexState=" + (1L << 60)),
             new Corruption("indexState naming a target while idle", putLong(384, 1L | 1L << 35),
                 "corrupt header: indexState=" + (1L | 1L << 35)),
-            new Corruption("addrFormat FI_ADDR_PSMX", putInt(16, 5), "corrupt header: addrFormat=5"),
+            new Corruption("addrFormat FI_ADDR_GNI (no fixed layout)", putInt(16, 6), "corrupt header: addrFormat=6"),
+            new Corruption("addrFormat 16 (unknown)", putInt(16, 16), "corrupt header: addrFormat=16"),
+            new Corruption("addrFormat FI_ADDR_PSMX, of 8 bytes", putInt(16, 5), "corrupt header: addrLen=16"),
             new Corruption("addrFormat FI_SOCKADDR_IN6", putInt(16, 3), "corrupt header: addrLen=16"),
+            new Corruption("addrLenVarying on FI_SOCKADDR_IN", putInt(132, 1), "corrupt header: addrLenVarying=1"),
+            new Corruption("addrLenVarying 2", putInt(132, 2), "corrupt header: addrLenVarying=2"),
+            new Corruption("FI_FORMAT_UNSPEC of 4097 bytes", b -> b.putInt(16, 0).putInt(20, 4097),
+                "corrupt header: addrLen=4097"),
+            new Corruption("FI_FORMAT_UNSPEC of 0 bytes", b -> b.putInt(16, 0).putInt(20, 0), "corrupt header: addrLen=0"),
             new Corruption("avType UNSPEC", putInt(24, 0), "corrupt header: avType=0"),
             new Corruption("avType 3", putInt(24, 3), "corrupt header: avType=3"),
             new Corruption("capacity 0", putLong(32, 0), "corrupt header: capacity=0"),
@@ -440,10 +447,10 @@ class CReaderIT
         assertEquals(2, missing.code(), missing::toString);
         assertTrue(missing.stderr().contains("does not exist"), missing::toString);
 
-        // Accepted by both: a later minor version of layout 7 (AvLayout.read accepts any 7.x), and a file longer
+        // Accepted by both: a later minor version of layout 8 (AvLayout.read accepts any 8.x), and a file longer
         // than its published segments (a growth in progress, or the zeros of a grower that died).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 7 << 16 | 7);
+        minor.putInt(8, 8 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
         Files.write(dir.path().resolve("extended"), Arrays.copyOf(good, good.length + 3 * 4096));
