@@ -96,23 +96,65 @@ public final class Rank implements AutoCloseable
     /** Environment variable: the identity of the job avrun started (set by avrun; checked against the AV's job file). */
     public static final String JOB_ENV = JobVariables.JOB;
 
+    /**
+     * How this rank's node AV comes to hold the job, chosen once when the rank opens: every method that
+     * differs by mode switches on it.
+     */
+    private sealed interface Mode permits OneNode, ThroughStore, NodeOnly, Prefilled
+    {
+        /** The AV holds every rank of the job (entry = rank); false: only the node's ranks (entry = local rank). */
+        boolean wholeJob();
+    }
+
+    /** One node (or avrun's AV): each rank inserts its own address at its entry. */
+    private record OneNode() implements Mode
+    {
+        @Override
+        public boolean wholeJob()
+        {
+            return true;
+        }
+    }
+
+    /** Across nodes through the launcher's store: the node's local rank 0 fills the AV after the exchange. */
+    private record ThroughStore(JobWireUp wireUp) implements Mode
+    {
+        @Override
+        public boolean wholeJob()
+        {
+            return true;
+        }
+    }
+
+    /** Across nodes without the launcher's store: the node's ranks only; {@code noStore} says what the store needs. */
+    private record NodeOnly(String noStore) implements Mode
+    {
+        @Override
+        public boolean wholeJob()
+        {
+            return false;
+        }
+    }
+
+    /** Filled before the ranks started (a job prologue): nothing to publish, only to check. */
+    private record Prefilled() implements Mode
+    {
+        @Override
+        public boolean wholeJob()
+        {
+            return true;
+        }
+    }
+
     private final RankEnvironment job;
     private final NodeJob node;
-    /** The store's wire-up when the job spans nodes and the launcher's store is here; else null. */
-    private final JobWireUp wireUp;
-    /** Across nodes without a store: what the launcher's store needs (for peer's message). */
-    private final String noStore;
-    /** Whether the AV was filled before the ranks started: nothing to publish, only to check. */
-    private final boolean prefilled;
+    private final Mode mode;
 
-    private Rank(final RankEnvironment job, final NodeJob node, final JobWireUp wireUp, final String noStore,
-        final boolean prefilled)
+    private Rank(final RankEnvironment job, final NodeJob node, final Mode mode)
     {
         this.job = job;
         this.node = node;
-        this.wireUp = wireUp;
-        this.noStore = noStore;
-        this.prefilled = prefilled;
+        this.mode = mode;
     }
 
     /**
@@ -148,7 +190,7 @@ public final class Rank implements AutoCloseable
         final RankEnvironment job = RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess);
         if ("1".equals(env.get(PREFILLED_ENV)))
         {
-            return new Rank(job, NodeJob.openPrefilled(job), null, null, true);
+            return new Rank(job, NodeJob.openPrefilled(job), new Prefilled());
         }
         final boolean acrossNodes = !job.oneNode() && job.launcher() != RankEnvironment.Launcher.AVRUN &&
             job.launcher() != RankEnvironment.Launcher.NONE;
@@ -205,8 +247,9 @@ public final class Rank implements AutoCloseable
         final boolean wholeJob = job.oneNode() || store != null;
         final NodeJob node = NodeJob.open(job, type, wholeJob ? job.size() : job.localSize(), store != null,
             attachTimeout);
-        return new Rank(job, node, store == null ? null : new JobWireUp(job, store, node), store == null ? noStore : null,
-            false);
+        final Mode mode = store != null ? new ThroughStore(new JobWireUp(job, store, node)) :
+            job.oneNode() ? new OneNode() : new NodeOnly(noStore);
+        return new Rank(job, node, mode);
     }
 
     /** {@return this process's rank, 0 .. size-1} */
@@ -242,7 +285,7 @@ public final class Rank implements AutoCloseable
     /** {@return whether the node's AV holds every rank of the job: on one node, or across nodes with the launcher's store} */
     public boolean holdsWholeJob()
     {
-        return job.oneNode() || wireUp != null || prefilled;
+        return mode.wholeJob();
     }
 
     /** {@return which launcher started this process: {@code avrun}, {@code Open MPI mpirun}, ..., {@code no launcher}} */
@@ -300,17 +343,18 @@ public final class Rank implements AutoCloseable
     public void publish(final InetSocketAddress address)
     {
         final ByteBuffer sockaddr = Addresses.toSockaddr(address);
-        if (prefilled)
+        if (mode instanceof Prefilled)
         {
             node.checkPrefilled(job.rank(), fiAddr(), address);
-            return;
         }
-        if (wireUp != null)
+        else if (mode instanceof ThroughStore t)
         {
-            wireUp.publish(sockaddr);
-            return;
+            t.wireUp().publish(sockaddr);
         }
-        node.av().insertAt(holdsWholeJob() ? job.rank() : job.localRank(), sockaddr);
+        else
+        {
+            node.av().insertAt(mode.wholeJob() ? job.rank() : job.localRank(), sockaddr);
+        }
     }
 
     /**
@@ -326,9 +370,9 @@ public final class Rank implements AutoCloseable
      */
     public void awaitAll(final Duration timeout)
     {
-        if (wireUp != null)
+        if (mode instanceof ThroughStore t)
         {
-            wireUp.awaitAll(timeout);
+            t.wireUp().awaitAll(timeout);
             return;
         }
         try
@@ -392,7 +436,7 @@ public final class Rank implements AutoCloseable
         {
             throw new FabricException("shmav_rank_peer", FiErrno.EOPNOTSUPP, "the job spans nodes (" + job.localSize() +
                 " of its " + job.size() + " ranks on this node) and " + job.launcher().description + "'s store is not " +
-                "available (" + noStore + "): this node's AV '" + node.av().attr().name() + "' holds only this node's " +
+                "available (" + ((NodeOnly)mode).noStore() + "): this node's AV '" + node.av().attr().name() + "' holds only this node's " +
                 "ranks, at fi_addr = local rank; use nodePeer(localRank)");
         }
     }
@@ -436,9 +480,9 @@ public final class Rank implements AutoCloseable
     public void close()
     {
         node.close(); // FI_EBUSY leaves the rank open, store and all
-        if (wireUp != null)
+        if (mode instanceof ThroughStore t)
         {
-            wireUp.close();
+            t.wireUp().close();
         }
     }
 
@@ -448,6 +492,6 @@ public final class Rank implements AutoCloseable
         final String name = node.av().attr().name();
         return "Rank{rank=" + job.rank() + ", size=" + job.size() + ", localRank=" + job.localRank() + ", localSize=" +
             job.localSize() + ", launcher='" + job.launcher().description + "', av=" + (name == null ? "private" :
-            "'" + name + "'") + (wireUp == null ? "" : ", store='" + wireUp.describeStore() + "'") + "}";
+            "'" + name + "'") + (mode instanceof ThroughStore t ? ", store='" + t.wireUp().describeStore() + "'" : "") + "}";
     }
 }

@@ -91,9 +91,10 @@ final class JobFiles
                     foreignSince = System.nanoTime();
                 }
                 else if (System.nanoTime() - foreignSince > FOREIGN_MILLIS * 1_000_000 &&
-                    !JobLeftovers.unusedLeftover(job.directory(), job.avName(), 200))
+                    JobLeftovers.avCreatorRuns(job.directory().resolve(job.avName())))
                 {
-                    // a crashed job's AV that nobody uses is local rank 0's to remove: wait for it, until the deadline
+                    // Its creator gone, it may be a crashed job's AV, which local rank 0 judges and removes (its
+                    // probes would see this rank's as use): wait for local rank 0 then, until the deadline.
                     throw JobRefusals.notAJobsAv(job);
                 }
                 pause(job, deadline, timeout);

@@ -270,6 +270,24 @@ final class JobLeftovers
         return true;
     }
 
+    /**
+     * Whether the process that created AV file {@code av} runs (read from its header without mapping or
+     * locking it, so that it never disturbs local rank 0 judging or removing the same file).
+     */
+    static boolean avCreatorRuns(final Path av)
+    {
+        try (FileChannel ch = FileChannel.open(av, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
+        {
+            final java.nio.ByteBuffer pid = java.nio.ByteBuffer.allocate(Long.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            JobFile.readFully(ch, pid, AvFileDescriptor.CREATOR_PID_OFFSET);
+            return alive(pid.getLong(0));
+        }
+        catch (final IOException e)
+        {
+            return false; // gone: nothing to refuse
+        }
+    }
+
     /** Whether a live process (a writer or an FI_READ reader) has AV file {@code av} open, or its creator runs. */
     private static boolean inUseOrCreatorAlive(final Path av)
     {

@@ -186,6 +186,41 @@ class JobLeftoversTest
         zero.close();
     }
 
+    /** The pre-filled mark is removed under a lock on it: while another process holds one, it stays. */
+    @Test
+    void shouldRemoveThePrefilledMarkOnlyUnderItsLock() throws Exception
+    {
+        PrefilledAv.mark(dir, NAME);
+        final Path mark = PrefilledAv.path(dir, NAME);
+        final Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp", System.getProperty("java.class.path"), SharedLockHolder.class.getName(), mark.toString(), "0")
+            .redirectErrorStream(true).start();
+        try
+        {
+            final java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream()));
+            final java.util.concurrent.CompletableFuture<String> line = java.util.concurrent.CompletableFuture.supplyAsync(() ->
+            {
+                try
+                {
+                    return out.readLine();
+                }
+                catch (final java.io.IOException e)
+                {
+                    return e.toString();
+                }
+            });
+            assertEquals("locked", line.get(30, TimeUnit.SECONDS));
+            PrefilledAv.jobStarted(dir, NAME);
+            assertTrue(Files.exists(mark), "another remover holds it: left to that one");
+        }
+        finally
+        {
+            holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        PrefilledAv.jobStarted(dir, NAME);
+        assertFalse(Files.exists(mark));
+    }
+
     private NodeJob open(final int localRank)
     {
         return NodeJob.open(new RankEnvironment(Launcher.SLURM, localRank, 2, localRank, 2, NAME, dir,

@@ -45,10 +45,11 @@ class CrashedJobRerunIT
             {
                 final int status = crash.waitFor(Duration.ofSeconds(120));
                 assertTrue(status != 0, () -> "the launcher ends a job whose rank was killed: " + crash.output());
-                assertFalse(crash.stdout().contains("survived 0 "), "rank 0 (n1's leader) was killed: " + crash.output());
+                assertFalse(crash.stdout().contains("survived "), "no rank of the killed job got through: " + crash.output());
             }
             final List<String> left = jobFiles(nodes.path());
-            assertTrue(left.stream().anyMatch(f -> f.startsWith("n1/")), "the killed leader of n1 left its files: " + left);
+            // the leader killed first makes the launcher end the others, which may not have reached their creation
+            assertFalse(left.isEmpty(), "the killed leaders left their files: " + left);
             System.out.println(launcher + ", leaders on " + crashHosts + " killed at " + at + " left " + left);
             try (ChildJvm again = run(launcher, Map.of("SHMAV_AV", NAME), RingDemo.class.getName(), logs.path(), launcherEnv))
             {
