@@ -18,6 +18,7 @@ import org.shmav.AvAttr;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.AvFileLocks;
 import org.shmav.shm.AvLockFile;
 
 /**
@@ -87,15 +88,15 @@ public class LockFileBench
     @Benchmark
     public boolean lockAndUnlock(final Locks l)
     {
-        final boolean locked = l.lockFile.tryLock(BYTE);
-        l.lockFile.unlock(BYTE);
+        final boolean locked = l.lockFile.locks().tryLock(BYTE);
+        l.lockFile.locks().unlock(BYTE);
         return locked;
     }
 
     @Benchmark
-    public AvFileChannel.Probe probe(final Locks l)
+    public AvFileLocks.Probe probe(final Locks l)
     {
-        return l.lockFile.probe(BYTE + 64);
+        return l.lockFile.locks().probe(BYTE + 64);
     }
 
     @Benchmark

@@ -12,7 +12,7 @@ import org.shmav.Fi;
 import org.shmav.shm.AttacherDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
-import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.AvFileLocks;
 import org.shmav.shm.Liveness;
 import org.shmav.slots.Region;
 import org.shmav.shm.SlotDescriptor;
@@ -150,7 +150,7 @@ record AvSnapshot(
     private static boolean readersPresent(final Region region)
     {
         return region.file() != null &&
-            region.file().probeExclusive(READERS_LOCK_OFFSET, 1) == AvFileChannel.Probe.HELD;
+            region.file().locks().probeExclusive(READERS_LOCK_OFFSET, 1) == AvFileLocks.Probe.HELD;
     }
 
     /** True while a live process (writer or FI_READ reader) has the AV open. */

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.shmav.FabricException;
-import org.shmav.shm.AvFileChannel;
+import org.shmav.shm.AvFileLocks;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLockFile;
 import org.shmav.shm.CreatorLeftovers;
@@ -316,7 +316,7 @@ final class JobLeftovers
                 }
             }
             return region.file() == null ||
-                region.file().probeExclusive(AvFileDescriptor.READERS_LOCK_OFFSET, 1) != AvFileChannel.Probe.FREE;
+                region.file().locks().probeExclusive(AvFileDescriptor.READERS_LOCK_OFFSET, 1) != AvFileLocks.Probe.FREE;
         }
         finally
         {

@@ -12,22 +12,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * This JVM's open file of one AV file, shared by every handle, tool and test in the JVM that uses
- * the file, and the record locks through which the kernel says who is alive.
+ * This JVM's open file of one AV or lock file, shared by every handle, tool and test in the JVM that
+ * uses the file: the registry of such files by inode, and the descriptors each one is read, written,
+ * grown and locked through. The locks themselves are held by the file's {@link AvFileLocks}.
  *
- * <p>Why one per JVM: the locks Java takes ({@link FileChannel#tryLock}) are POSIX record locks.
- * They are released by the kernel when the process dies, whatever its pid namespace, clock or view
- * of {@code /proc}, which is what makes them the liveness test; but they belong to the process, and
- * closing <em>any</em> descriptor of the file in the process drops all of them. So the library never
- * closes a descriptor of an AV file while the JVM still uses that file: every open of a file already
- * open here (same device and inode) reuses this object, and its descriptors are closed only when the
- * last user is gone. Code outside the library that opens and closes an AV file in a JVM that has it
- * open would drop the JVM's locks; shm-layout.md, LIVENESS, says so.
- *
- * <p>Lock tests never block: {@link #probe} takes a shared lock for a moment (it conflicts with the
- * owner's exclusive one) and gives it back. A lock this JVM holds shows as {@link Probe#HELD}
- * (the JDK refuses overlapping locks within one JVM), as does a test that fails for any other
- * reason: liveness that cannot be determined is never taken for death.
+ * <p>Why one per JVM: the locks Java takes ({@link FileChannel#tryLock}) are POSIX record locks, which
+ * belong to the process, and closing <em>any</em> descriptor of the file in the process drops all of
+ * them. So the library never closes a descriptor of an AV file while the JVM still uses that file:
+ * every open of a file already open here (same device and inode) reuses this object, and its
+ * descriptors are closed only when the last user is gone. Code outside the library that opens and
+ * closes an AV file in a JVM that has it open would drop the JVM's locks; shm-layout.md, LIVENESS,
+ * says so.
  *
  * <p>Lock files ({@link #openLockFile}) take open-file-description locks instead where the JVM can
  * ({@link OfdLocks}), through descriptors of their own that no other code closes: a close elsewhere in
@@ -35,22 +30,10 @@ import java.util.Map;
  */
 public final class AvFileChannel
 {
-    /** What a lock test found. */
-    public enum Probe
-    {
-        /** Nobody holds the byte: its owner, if any, is dead. */
-        FREE,
-        /** A live process holds it (this one included), or it could not be told. */
-        HELD
-    }
-
     /** Open AV files by file key (device and inode); guarded by itself. */
     private static final Map<Object, AvFileChannel> OPEN = new HashMap<>();
     /** Descriptors opened while a name changed under us: never closed, see {@link #open}. */
     private static final List<FileChannel> UNKNOWN = new ArrayList<>();
-    /** The key under which {@link #tryLockAll} records its lock (positions are never negative). */
-    private static final long ALL = -1;
-
     private final Object key;
     /** The name it was last opened by: a creator's file is first registered under its temporary name. */
     private volatile Path file;
@@ -64,10 +47,7 @@ public final class AvFileChannel
     /** Opened for appending (O_APPEND) by the first growth of this JVM, see {@link #appendChannel}. */
     private volatile FileChannel append;
     private int users;
-    /** Locks held, by file position; shared ones counted, since one JVM may hold one only once. */
-    private final Map<Long, RangeLock> locks = new HashMap<>();
-    private final Map<Long, Integer> sharedHolders = new HashMap<>();
-
+    private final AvFileLocks locks = new AvFileLocks(this);
     private AvFileChannel(final Object key, final Path file, final boolean ofd)
     {
         this.key = key;
@@ -85,7 +65,7 @@ public final class AvFileChannel
     }
 
     /** The OFD descriptor to lock through: read-write when {@code write}, else any; -1 when none is open. */
-    private int ofdDescriptor(final boolean write)
+    int ofdDescriptor(final boolean write)
     {
         return write ? ofdReadWrite : ofdReadWrite >= 0 ? ofdReadWrite : ofdReadOnly;
     }
@@ -246,147 +226,22 @@ public final class AvFileChannel
         return file;
     }
 
+    /** The record locks this JVM holds in this file, one set per file. */
+    public AvFileLocks locks()
+    {
+        return locks;
+    }
+
+    /** Whether this file's locks are open-file-description locks, taken through {@link #ofdDescriptor}. */
+    boolean ofd()
+    {
+        return ofd;
+    }
+
     /** The channel to map and size the file with: read-write when {@code write}. */
     public FileChannel channelFor(final boolean write)
     {
         return channel(write);
-    }
-
-    /**
-     * Takes the exclusive lock of the byte at {@code position} for this JVM, without blocking. False
-     * when another process or this JVM holds it, or the test failed.
-     */
-    public synchronized boolean tryLock(final long position)
-    {
-        if (locks.containsKey(position) || locks.containsKey(ALL))
-        {
-            return false;
-        }
-        final RangeLock lock = attempt(true, position, 1, false);
-        if (lock == null)
-        {
-            return false;
-        }
-        locks.put(position, lock);
-        return true;
-    }
-
-    /**
-     * Takes the exclusive lock of every byte of the file (to any end) for this JVM, without blocking:
-     * false when any process, this JVM included, holds a lock in it. {@link #unlockAll} gives it back.
-     */
-    public synchronized boolean tryLockAll()
-    {
-        if (!locks.isEmpty())
-        {
-            return false; // OFD locks of one description merge rather than conflict: the JVM's own come first
-        }
-        final RangeLock lock = attempt(true, 0, ofd ? 0 : Long.MAX_VALUE, false);
-        if (lock == null)
-        {
-            return false;
-        }
-        locks.put(ALL, lock);
-        return true;
-    }
-
-    /** Gives back the lock of {@link #tryLockAll}. */
-    public void unlockAll()
-    {
-        unlock(ALL);
-    }
-
-    /**
-     * Holds a shared lock of the byte at {@code position} for one more user in this JVM (a reader of
-     * the AV). False when a process holds it exclusively or the lock could not be taken.
-     */
-    public synchronized boolean holdShared(final long position)
-    {
-        final Integer holders = sharedHolders.get(position);
-        if (holders != null)
-        {
-            sharedHolders.put(position, holders + 1);
-            return true;
-        }
-        if (locks.containsKey(position) || locks.containsKey(ALL))
-        {
-            return false; // this JVM holds it exclusively
-        }
-        final RangeLock lock = attempt(false, position, 1, true);
-        if (lock == null)
-        {
-            return false;
-        }
-        locks.put(position, lock);
-        sharedHolders.put(position, 1);
-        return true;
-    }
-
-    /** Gives back one hold of the lock at {@code position} taken by {@link #tryLock} or {@link #holdShared}. */
-    public synchronized void unlock(final long position)
-    {
-        final Integer holders = sharedHolders.get(position);
-        if (holders != null && holders > 1)
-        {
-            sharedHolders.put(position, holders - 1);
-            return;
-        }
-        sharedHolders.remove(position);
-        final RangeLock lock = locks.remove(position);
-        if (lock != null)
-        {
-            lock.release();
-        }
-    }
-
-    /**
-     * Whether anybody holds the byte at {@code position}: a shared lock is taken for a moment and given
-     * back. {@link Probe#HELD} also when this JVM holds it, or when the test itself failed.
-     */
-    public synchronized Probe probe(final long position)
-    {
-        if (locks.containsKey(position) || locks.containsKey(ALL))
-        {
-            return Probe.HELD;
-        }
-        if (ofd)
-        {
-            // F_OFD_GETLK takes nothing; it does not see this description's locks, which the map above has
-            final int fd = ofdDescriptor(false);
-            return fd >= 0 && OfdLocks.isFree(fd, position, 1, true) ? Probe.FREE : Probe.HELD;
-        }
-        final RangeLock lock = attempt(false, position, 1, true);
-        if (lock == null)
-        {
-            return Probe.HELD;
-        }
-        lock.release();
-        return Probe.FREE;
-    }
-
-    /**
-     * Whether anybody holds any byte of [position, position + length), shared or exclusive: an
-     * exclusive lock is tried for a moment. Needs write access to the file (a read-write descriptor is
-     * opened if this JVM has none); {@link Probe#HELD} without it, or when this JVM holds a byte of the
-     * range.
-     */
-    public Probe probeExclusive(final long position, final long length)
-    {
-        final FileChannel ch = writableChannel(); // before this object's monitor: close() takes OPEN, then it
-        if (ch == null)
-        {
-            return Probe.HELD;
-        }
-        synchronized (this)
-        {
-            final RangeLock lock = RangeLock.take(ch, -1, position, length, false);
-            if (lock == null)
-            {
-                return Probe.HELD;
-            }
-            lock.release();
-            return Probe.FREE;
-        }
     }
 
     /**
@@ -413,7 +268,7 @@ public final class AvFileChannel
     }
 
     /** The read-write channel, opened now if this JVM has only read the file so far; null when not allowed. */
-    private FileChannel writableChannel()
+    FileChannel writableChannel()
     {
         synchronized (OPEN)
         {
@@ -441,13 +296,6 @@ public final class AvFileChannel
         }
     }
 
-    /** A lock of [position, position + length) through the read-write descriptor when {@code write}; null when not granted. */
-    private RangeLock attempt(final boolean write, final long position, final long length, final boolean shared)
-    {
-        return ofd ? RangeLock.take(null, ofdDescriptor(write), position, length, shared)
-            : RangeLock.take(channelFor(write), -1, position, length, shared);
-    }
-
     /**
      * One user fewer; the last one gives back every lock and closes the descriptors (which would drop
      * the locks anyway).
@@ -461,12 +309,7 @@ public final class AvFileChannel
                 return;
             }
             OPEN.remove(key, this);
-            synchronized (this)
-            {
-                locks.values().forEach(RangeLock::release);
-                locks.clear();
-                sharedHolders.clear();
-            }
+            locks.releaseAll();
             closeQuietly(readWrite);
             closeQuietly(readOnly);
             if (ofdReadWrite >= 0)

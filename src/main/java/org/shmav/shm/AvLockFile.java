@@ -170,7 +170,7 @@ public final class AvLockFile
             {
                 pause.run();
             }
-            if (!ch.tryLockAll())
+            if (!ch.locks().tryLockAll())
             {
                 return false; // a process (this JVM included) holds a lock in it
             }
@@ -192,7 +192,7 @@ public final class AvLockFile
             }
             finally
             {
-                ch.unlockAll();
+                ch.locks().unlockAll();
             }
         }
         finally

@@ -105,7 +105,7 @@ public final class AvLockFileCreator
         // is published keeps gc from removing the file as an orphan; gc holds every byte for a moment
         // while it checks, so try for a while.
         final long deadline = System.nanoTime() + 1_000_000_000L;
-        while (!ch.holdShared(AvFileDescriptor.CREATOR_LOCK_OFFSET))
+        while (!ch.locks().holdShared(AvFileDescriptor.CREATOR_LOCK_OFFSET))
         {
             if (System.nanoTime() - deadline > 0)
             {
@@ -130,7 +130,7 @@ public final class AvLockFileCreator
             m.putLong(AvFileDescriptor.LOCK_FILE_DEVICE_OFFSET, ((Number)a.get("dev")).longValue());
             return ch;
         }
-        ch.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
+        ch.locks().unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
         ch.close(); // removed meanwhile, as stale: make it again
         return null;
     }

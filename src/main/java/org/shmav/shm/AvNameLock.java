@@ -73,14 +73,14 @@ public final class AvNameLock implements AutoCloseable
             {
                 throw SharedAvFile.ioFailure(call, name, lock, e);
             }
-            if (ch.tryLock(AvFileDescriptor.CREATOR_LOCK_OFFSET))
+            if (ch.locks().tryLock(AvFileDescriptor.CREATOR_LOCK_OFFSET))
             {
                 // Locked: only now can the name no longer move. Is it still the file opened?
                 if (ch.isNamedBy(lock))
                 {
                     return new AvNameLock(ch, FileIdentity.of(lock));
                 }
-                ch.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
+                ch.locks().unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
             }
             ch.close();
             if (System.nanoTime() - deadline > 0)
@@ -145,7 +145,7 @@ public final class AvNameLock implements AutoCloseable
     {
         if (file != null)
         {
-            file.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
+            file.locks().unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
             file.close();
         }
     }

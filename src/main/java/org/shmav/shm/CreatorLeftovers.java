@@ -48,7 +48,7 @@ public final class CreatorLeftovers
             try
             {
                 return looksBeingBuilt(ch) &&
-                    ch.probeExclusive(AvFileDescriptor.CREATOR_LOCK_OFFSET, 1) == AvFileChannel.Probe.FREE;
+                    ch.locks().probeExclusive(AvFileDescriptor.CREATOR_LOCK_OFFSET, 1) == AvFileLocks.Probe.FREE;
             }
             finally
             {

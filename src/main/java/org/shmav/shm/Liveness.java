@@ -36,31 +36,31 @@ public interface Liveness
             @Override
             public boolean isHeld(final int attacher)
             {
-                return file.probe(position(attacher)) == AvFileChannel.Probe.HELD;
+                return file.locks().probe(position(attacher)) == AvFileLocks.Probe.HELD;
             }
 
             @Override
             public boolean tryAcquire(final int attacher)
             {
-                return file.tryLock(position(attacher));
+                return file.locks().tryLock(position(attacher));
             }
 
             @Override
             public void release(final int attacher)
             {
-                file.unlock(position(attacher));
+                file.locks().unlock(position(attacher));
             }
 
             @Override
             public boolean tryLockAt(final long position)
             {
-                return file.tryLock(position);
+                return file.locks().tryLock(position);
             }
 
             @Override
             public void unlockAt(final long position)
             {
-                file.unlock(position);
+                file.locks().unlock(position);
             }
 
             private long position(final int attacher)

@@ -118,7 +118,7 @@ public final class OlderLayout
     private static Holders holders(final Path file, final AvFileChannel ch, final FileChannel fc, final Memory header,
         final long size) throws IOException
     {
-        final boolean readers = ch.probeExclusive(READERS_LOCK_OFFSET, 1) == AvFileChannel.Probe.HELD;
+        final boolean readers = ch.locks().probeExclusive(READERS_LOCK_OFFSET, 1) == AvFileLocks.Probe.HELD;
         final long offset = header.getLong(ATTACHERS_OFFSET_OFFSET);
         final long capacity = header.getInt(ATTACHERS_CAPACITY_OFFSET) & 0xFFFF_FFFFL;
         final long entries = Math.min(header.getLong(ATTACHERS_HIGH_WATER_OFFSET), capacity);
@@ -150,7 +150,7 @@ public final class OlderLayout
                     return unknown("writer entries are taken and its lock file " + lockPath + " is missing, " +
                         "not the one it was created with, or not readable by this user");
                 }
-                if (locks.probe(offset + 64L * a + AttacherDescriptor.LOCK_OFFSET) == AvFileChannel.Probe.HELD)
+                if (locks.locks().probe(offset + 64L * a + AttacherDescriptor.LOCK_OFFSET) == AvFileLocks.Probe.HELD)
                 {
                     pids.add(attachers.getLong(64 * a + AttacherDescriptor.PID_OFFSET));
                 }

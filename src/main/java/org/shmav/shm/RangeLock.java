@@ -6,7 +6,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 
 /**
- * One record lock this JVM holds on a byte range of a file ({@link AvFileChannel} keeps them): a POSIX
+ * One record lock this JVM holds on a byte range of a file ({@link AvFileLocks} keeps them): a POSIX
  * lock taken through a {@link FileChannel}, or an open-file-description lock taken through a native
  * descriptor ({@link OfdLocks}). Released once, through what took it (an OFD lock belongs to its
  * descriptor's description, so no other descriptor could release it). Immutable.

@@ -179,7 +179,7 @@ public final class SharedAvFile
                 StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(mode));
             // From here the registry owns ch: this JVM closes no descriptor of the file while it uses it.
             built = AvFileChannel.adoptNew(tmp, ch);
-            built.tryLock(CREATOR_LOCK_OFFSET);
+            built.locks().tryLock(CREATOR_LOCK_OFFSET);
             Files.setPosixFilePermissions(tmp, mode); // the umask may have dropped the group bits
             commitPages(ch, layout.fileLength());
             final Memory header = new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
@@ -209,12 +209,12 @@ public final class SharedAvFile
         {
             if (built != null)
             {
-                built.unlock(CREATOR_LOCK_OFFSET);
+                built.locks().unlock(CREATOR_LOCK_OFFSET);
                 built.close();
             }
             if (locks != null)
             {
-                locks.unlock(CREATOR_LOCK_OFFSET);
+                locks.locks().unlock(CREATOR_LOCK_OFFSET);
                 locks.close();
             }
             try

@@ -155,7 +155,7 @@ public final class Region
     {
         for (int attempt = 0; attempt < 100; attempt++)
         {
-            if (file.holdShared(READERS_LOCK_OFFSET))
+            if (file.locks().holdShared(READERS_LOCK_OFFSET))
             {
                 return true;
             }
@@ -308,7 +308,7 @@ public final class Region
         }
         if (reader)
         {
-            file.unlock(READERS_LOCK_OFFSET);
+            file.locks().unlock(READERS_LOCK_OFFSET);
         }
         if (locks != null)
         {

@@ -124,7 +124,7 @@ class OlderLayoutRemovalTest
         final AvFileChannel lock = AvFileChannel.openLockFile(dir.resolve(".shmav-lock.held"), true);
         try
         {
-            assertTrue(lock.tryLock(ATTACHER_0), "attacher 0's byte, as its live 6.0 owner holds it");
+            assertTrue(lock.locks().tryLock(ATTACHER_0), "attacher 0's byte, as its live 6.0 owner holds it");
             final Run rm = shmav("rm", "held");
             assertEquals(ExitCode.IN_USE.code, rm.code(), rm.out() + rm.err());
             assertTrue(rm.err().contains("is open in live process(es) 6135") && rm.err().contains("'shmav rm held'"),
@@ -138,7 +138,7 @@ class OlderLayoutRemovalTest
         }
         finally
         {
-            lock.unlock(ATTACHER_0);
+            lock.locks().unlock(ATTACHER_0);
             lock.close();
         }
     }

@@ -65,7 +65,7 @@ class LayoutCompatibilityTest
             final Memory m = new Memory(ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength()));
             final AvFileChannel locks = AvLockFileCreator.prepare(file, file, name,
                 java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"), m);
-            locks.unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
+            locks.locks().unlock(AvFileDescriptor.CREATOR_LOCK_OFFSET);
             locks.close();
             Region.initialize(m, layout, 1L << 32, 0, 0);
             for (int word = 0; word < AvFileDescriptor.FREE_GROUPS / 64; word++)

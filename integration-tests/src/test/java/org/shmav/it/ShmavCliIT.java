@@ -232,7 +232,7 @@ class ShmavCliIT
         final AvFileChannel creator = AvFileChannel.open(live, true);
         try
         {
-            assertTrue(creator.tryLock(AvFileDescriptor.CREATOR_LOCK_OFFSET));
+            assertTrue(creator.locks().tryLock(AvFileDescriptor.CREATOR_LOCK_OFFSET));
             final Result young = shmav("gc");
             assertTrue(young.out().contains("removed   .shmav-tmp.job." + deadPid + ".1a2b: an AV being built by pid " + deadPid),
                 "older than the 60 s grace period: " + young.out());
