@@ -44,7 +44,9 @@ public interface AddressVector extends AutoCloseable
     /**
      * {@code fi_av_insert}: inserts {@code count} addresses of {@code addrlen} bytes read from
      * {@code addrs} (position to limit; for FI_ADDR_STR, {@code count} NUL-terminated strings one after
-     * another). The buffer's position is not changed. Allocates nothing on a sockaddr AV.
+     * another; for opaque addresses of varying length ({@link #varyingAddrLen()}), one address, of the
+     * buffer's remaining bytes, and a {@code count} above 1 is FI_EINVAL). The buffer's position is not
+     * changed. Allocates nothing on a sockaddr AV or one of a fixed-length format.
      *
      * <p>A failed address is not an exception: its {@code fiAddr[i]} is {@link Fi#ADDR_NOTAVAIL} and, with
      * {@link Fi#SYNC_ERR}, {@code ((int[]) context)[i]} holds a positive errno: FI_EADDRNOTAVAIL for an

@@ -202,7 +202,8 @@ public final class AddressReads
 
     /**
      * Copies {@code length} bytes at {@code address} into {@code dst} at its position (position
-     * unchanged), in their order whatever {@code dst}'s.
+     * unchanged), in their order whatever {@code dst}'s. {@code length} is at most {@code dst.remaining()}
+     * (the caller's bound): a writable buffer is written without bounds checks, a word at a time.
      */
     public static void copyOut(final long address, final ByteBuffer dst, final int length)
     {
@@ -214,6 +215,22 @@ public final class AddressReads
             final long to = (base == null ? addressOf(dst) : BYTES_BASE + dst.arrayOffset()) + at;
             putLong(base, to, getLong(address));
             putLong(base, to + Long.BYTES, getLong(address + Long.BYTES));
+            Reference.reachabilityFence(dst);
+            return;
+        }
+        if (!dst.isReadOnly()) // longer formats (32-byte provider addresses, opaque ones): word by word, raw as well
+        {
+            final Object base = dst.isDirect() ? null : dst.array();
+            final long to = (base == null ? addressOf(dst) : BYTES_BASE + dst.arrayOffset()) + at;
+            int i = 0;
+            for (; i + Long.BYTES <= length; i += Long.BYTES)
+            {
+                putLong(base, to + i, getLong(address + i));
+            }
+            for (; i < length; i++)
+            {
+                dst.put(at + i, getByte(address + i));
+            }
             Reference.reachabilityFence(dst);
             return;
         }

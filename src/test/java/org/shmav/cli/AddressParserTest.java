@@ -27,6 +27,20 @@ class AddressParserTest
     }
 
     @Test
+    void shouldReadProviderAndOpaqueAddressesInHex() throws Exception
+    {
+        final AddressParser cxi = new AddressParser(AddrShape.of(AddrFormat.ADDR_CXI));
+        assertEquals("fi_addr_cxi://0x02468a07", text(AddrFormat.ADDR_CXI, cxi.parse("078a4602")));
+        assertEquals("fi_addr_cxi://0x02468a07", text(AddrFormat.ADDR_CXI, cxi.parse("0x078A4602")));
+        assertMessage(cxi, "078a46", "3 bytes, but the AV's addresses are FI_ADDR_CXI");
+        assertMessage(cxi, "078a460", "two digits a byte");
+        assertMessage(cxi, "078a46zz", "'zz' is not a hex byte");
+        final AddressParser varying = new AddressParser(new AddrShape(AddrFormat.FORMAT_UNSPEC, 4, true));
+        assertEquals(2, varying.parse("abcd").remaining());
+        assertMessage(varying, "0102030405", "5 bytes, but the AV's addresses are FI_FORMAT_UNSPEC/<=4 bytes");
+    }
+
+    @Test
     void shouldLeaveValidityToTheInsert() throws Exception
     {
         assertEquals("fi_sockaddr_in://0.0.0.0:0", text(AddrFormat.SOCKADDR_IN, in.parse("0.0.0.0:0")));
