@@ -92,7 +92,8 @@ class FrozenCommitIT
             }
             Files.createFile(gates.resolve("go"));
             assertEquals(0, writer.waitFor(Duration.ofSeconds(60)), writer.output());
-            assertTrue(writer.stdout().contains("published 0"), "the thawed writer's publish finds its entry published and removed\n" + writer.stdout());
+            assertTrue(writer.stdout().contains("published 0"),
+                "the thawed writer's publish finds its entry published and removed\n" + writer.stdout());
             assertEquals(0, av.count(), "counted once, removed once");
         }
     }
