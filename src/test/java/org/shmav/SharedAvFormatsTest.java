@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.shmav.it.TestDir;
+
 /**
  * {@link FormatsContractTest} on named AVs, each fresh in a fresh directory under /dev/shm; plus what only a
  * named AV does: an opener asking for another format or length is refused, naming both.
@@ -22,13 +24,13 @@ class SharedAvFormatsTest extends FormatsContractTest
     @BeforeEach
     void createDirectory()
     {
-        dir = AvTestSupport.newShmDirectory("shmav-formats-");
+        dir = TestDir.createInShm("shmav-formats-");
     }
 
     @AfterEach
     void deleteDirectory()
     {
-        AvTestSupport.deleteRecursively(dir);
+        TestDir.delete(dir);
     }
 
     @Override

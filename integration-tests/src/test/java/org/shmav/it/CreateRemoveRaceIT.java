@@ -38,13 +38,13 @@ class CreateRemoveRaceIT
     @AfterEach
     void tearDown() throws IOException
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @Test
     void shouldCreateOrFindItExistingWhileAnotherProcessRemovesTheName() throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("shmav-it-");
         final Path avs = Files.createDirectories(dir.resolve("avs"));
         final Path go = dir.resolve("go");
         final List<ChildJvm> children = new ArrayList<>();

@@ -43,14 +43,14 @@ class FrozenCommitIT
     @AfterEach
     void tearDown() throws Exception
     {
-        ShmDirs.delete(dir);
+        TestDir.delete(dir);
     }
 
     @ParameterizedTest(name = "{0}, reader {1}")
     @CsvSource({"decided, write", "decided, read", "unjournaled, write", "unjournaled, read"})
     void shouldAgreeOnAnEntryWhoseWriterIsFrozenBetweenCommitAndPublish(final String mode, final String access) throws Exception
     {
-        dir = ShmDirs.create();
+        dir = TestDir.createInShm("shmav-it-");
         final Path gates = Files.createDirectories(dir.resolve("gates"));
         final String name = "frozen" + ProcessHandle.current().pid() + "x" + System.nanoTime() % 100_000;
         final String expected = Addresses.straddr(AddrFormat.SOCKADDR_IN, InetRange.of(ADDRESS, 1));
