@@ -220,7 +220,7 @@ public final class Domain implements AutoCloseable
             {
                 throw e;
             }
-            // the name check is shared with fi_av_open: report it as the call the user made
+            // the lock file's checks, shared with fi_av_open, name that call: report the call the user made
             throw new FabricException("fi_av_unlink", e.errno(), e.detail(), e.getCause());
         }
     }

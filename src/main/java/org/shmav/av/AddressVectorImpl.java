@@ -3,6 +3,7 @@ package org.shmav.av;
 import static org.shmav.av.AvCallChecks.invalid;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 
 import org.shmav.AddrFormat;
@@ -64,8 +65,9 @@ public final class AddressVectorImpl implements AddressVector
     private final AvLifecycle lifecycle;
 
     AddressVectorImpl(final DomainImpl domain, final AvAttr attr, final Object context, final Region region,
-        final long mapBase, final boolean privateAv)
+        final long mapBase, final Path file)
     {
+        final boolean privateAv = file == null; // a named AV's file, its name checked once by the opener
         this.domain = domain;
         this.context = context;
         this.type = attr.type();
@@ -82,8 +84,7 @@ public final class AddressVectorImpl implements AddressVector
         this.attr = attr.toBuilder().count(privateAv ? attr.count() : region.layout().capacity())
             .mapAddr(attr.name() == null && type != AvType.MAP ? 0 : mapBase).build();
         this.reported = this.attr;
-        this.faults = new AvFaults(regions, privateAv ? null : new AvFileHealth(SharedAvFile.path(
-            domain.attr().shmDirectory(), attr.name(), "fi_av_open"), attr.name(), region));
+        this.faults = new AvFaults(regions, privateAv ? null : new AvFileHealth(file, attr.name(), region));
         final AddrShape shape = AddrShape.of(domain.attr());
         this.authKeys = new AvAuthKeys(this, regions, writeLock);
         this.inserter = new AvInserter(this, shape, regions, codec, authKeys, writeLock);

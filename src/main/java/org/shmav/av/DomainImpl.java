@@ -12,6 +12,7 @@ import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.AvName;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
 
@@ -46,9 +47,11 @@ public final class DomainImpl
         final AvAttr attr = AvCallChecks.resolveOpen(this, requested);
         if (attr.name() != null)
         {
-            final NamedAvOpener.Opened opened = NamedAvOpener.open(this.attr, attr, requested.type());
+            // the name is checked here, once: below it travels as an AvName, and the AV keeps its file
+            final NamedAvOpener.Opened opened = NamedAvOpener.open(this.attr, attr, AvName.of(attr.name(), "fi_av_open"),
+                requested.type());
             final AddressVectorImpl av = new AddressVectorImpl(this, opened.attr(), context, opened.region(),
-                opened.mapBase(), false);
+                opened.mapBase(), opened.file());
             if (opened.region().writer() != null)
             {
                 LeftoverJanitor.register(av); // other processes would wait on what an Error leaves: see the janitor
@@ -59,7 +62,7 @@ public final class DomainImpl
         final long base = NamedAvOpener.generatedMapBase();
         final Region region = Region.allocatePrivate(layout, base, attr.flags() & (Fi.AV_USER_ID | Fi.SYMMETRIC),
             attr.rxCtxBits());
-        return new AddressVectorImpl(this, attr, context, region, base, true);
+        return new AddressVectorImpl(this, attr, context, region, base, null);
     }
 
     public EventQueue openEq(final int size)
@@ -85,7 +88,7 @@ public final class DomainImpl
     public boolean unlinkAv(final String name)
     {
         checkOpen("fi_av_unlink");
-        return SharedAvFile.unlink(attr.shmDirectory(), name);
+        return SharedAvFile.unlink(attr.shmDirectory(), AvName.of(name, "fi_av_unlink"));
     }
 
     void forget(final Object o)

@@ -12,6 +12,7 @@ import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.AvName;
 import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.SharedAvFile;
@@ -34,14 +35,14 @@ final class NamedAvOpener
     {
     }
 
-    /** What an open produced: the region, the attributes as resolved against the file, this handle's map base. */
-    record Opened(Region region, AvAttr attr, long mapBase)
+    /** What an open produced: the region, the attributes as resolved against the file, this handle's map base, the file. */
+    record Opened(Region region, AvAttr attr, long mapBase, Path file)
     {
     }
 
-    static Opened open(final DomainAttr domain, final AvAttr attr, final AvType requestedType)
+    static Opened open(final DomainAttr domain, final AvAttr attr, final AvName name, final AvType requestedType)
     {
-        final Path file = SharedAvFile.path(domain.shmDirectory(), attr.name(), "fi_av_open");
+        final Path file = name.in(domain.shmDirectory());
         final boolean readOnly = (attr.flags() & Fi.READ) != 0;
         if (readOnly && attr.createOnly())
         {
@@ -79,7 +80,7 @@ final class NamedAvOpener
                     attr.name() + "' (" + region.layout().attachersCapacity() + ") belongs to a live process: a writer " +
                     "can join once one of them closes the AV or exits; open it with FI_READ to read it meanwhile");
             }
-            return resolve(domain, attr, requestedType, region);
+            return resolve(domain, attr, requestedType, region, file);
         }
         catch (final RuntimeException e)
         {
@@ -116,7 +117,7 @@ final class NamedAvOpener
     }
 
     private static Opened resolve(final DomainAttr domain, final AvAttr attr, final AvType requestedType,
-        final Region region)
+        final Region region, final Path file)
     {
         final AvLayout layout = region.layout();
         final String name = attr.name();
@@ -153,7 +154,7 @@ final class NamedAvOpener
         final long fileFlags = region.memory().getLong(AvFileDescriptor.AV_FLAGS_OFFSET) & (Fi.AV_USER_ID | Fi.SYMMETRIC);
         final AvAttr resolved = attr.toBuilder().type(layout.avType()).count(layout.capacity())
             .maxCount(layout.maxCapacity()).flags(attr.flags() | fileFlags).mapAddr(mapBase).build();
-        return new Opened(region, resolved, mapBase);
+        return new Opened(region, resolved, mapBase, file);
     }
 
     private static FabricException invalid(final String detail)

@@ -253,10 +253,4 @@ public final class AvFileDescriptor
     {
         return SEGMENTS_OFFSET + segment * SEGMENT_ENTRY_LENGTH;
     }
-
-    /** Rounds {@code value} up to a multiple of {@code alignment} (a power of two). */
-    public static long align(final long value, final long alignment)
-    {
-        return (value + alignment - 1) & -alignment;
-    }
 }

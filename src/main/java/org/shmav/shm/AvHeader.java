@@ -1,5 +1,6 @@
 package org.shmav.shm;
 
+import static org.agrona.BitUtil.align;
 import static org.shmav.shm.AvFileDescriptor.*;
 
 import org.shmav.AddrFormat;

@@ -1,5 +1,6 @@
 package org.shmav.shm;
 
+import static org.agrona.BitUtil.align;
 import static org.shmav.shm.AvFileDescriptor.*;
 
 import org.shmav.AddrFormat;
@@ -119,7 +120,7 @@ public final class AvLayout
     /** Bytes per auth-key entry: state word, user id, key bytes padded to 8. */
     public static int authKeyEntryLength(final int authKeySize)
     {
-        return 16 + (int)align(authKeySize, 8);
+        return 16 + (int)align((long)authKeySize, 8);
     }
 
     /**

@@ -32,7 +32,14 @@ final class AvRemover
      */
     static boolean unlink(final Path dir, final String name, final FileIdentity expected)
     {
-        final Path file = SharedAvFile.path(dir, name, "fi_av_unlink");
+        return unlink(dir, AvName.of(name, "fi_av_unlink"), expected);
+    }
+
+    /** {@link #unlink(Path, String, FileIdentity)} of a name checked already. */
+    static boolean unlink(final Path dir, final AvName avName, final FileIdentity expected)
+    {
+        final String name = avName.name();
+        final Path file = avName.in(dir);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {
             return false;

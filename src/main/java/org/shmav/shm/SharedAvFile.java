@@ -16,7 +16,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -88,65 +87,10 @@ public final class SharedAvFile
         }
     }
 
-    /**
-     * The file name of AV {@code name}: as libfabric, leading slashes are dropped and spaces become
-     * underscores. FI_EINVAL for an empty name, ".", "..", a name starting with '.', one holding '/',
-     * NUL or a control character (C0, DEL or C1), one that is not valid Unicode (an unpaired surrogate,
-     * which has no UTF-8 form), or one longer than {@value #MAX_NAME_BYTES} bytes in UTF-8. Other
-     * non-ASCII names are allowed.
-     */
+    /** The file name of AV {@code name} by {@link AvName}'s rules (without the encoding check); FI_EINVAL of fi_av_open. */
     public static String fileName(final String name)
     {
-        if (name == null)
-        {
-            throw invalid("fi_av_open", "name is null");
-        }
-        int start = 0;
-        while (start < name.length() && name.charAt(start) == '/')
-        {
-            start++;
-        }
-        final String n = name.substring(start).replace(' ', '_');
-        if (n.isEmpty() || n.charAt(0) == '.')
-        {
-            throw invalid("fi_av_open", "name '" + printable(name) + "' is empty or starts with '.'");
-        }
-        for (int i = 0; i < n.length(); i++)
-        {
-            final char c = n.charAt(i);
-            if (c == '/' || Character.isISOControl(c))
-            {
-                throw invalid("fi_av_open", "name '" + printable(name) + "' holds '/', NUL or a control character");
-            }
-            if (Character.isHighSurrogate(c) && i + 1 < n.length() && Character.isLowSurrogate(n.charAt(i + 1)))
-            {
-                i++; // a valid pair: one code point beyond U+FFFF
-            }
-            else if (Character.isSurrogate(c))
-            {
-                throw invalid("fi_av_open", "name '" + printable(name) + "' holds an unpaired surrogate: not valid UTF-8");
-            }
-        }
-        if (n.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES)
-        {
-            throw invalid("fi_av_open", "name is longer than " + MAX_NAME_BYTES + " bytes");
-        }
-        return n;
-    }
-
-    /** The path of AV {@code name} in {@code dir}; FI_EINVAL when the name is invalid or the platform cannot encode it. */
-    public static Path path(final Path dir, final String name, final String call)
-    {
-        final String fileName = fileName(name);
-        try
-        {
-            return dir.resolve(fileName);
-        }
-        catch (final java.nio.file.InvalidPathException e)
-        {
-            throw invalid(call, "name '" + printable(name) + "' cannot be a file name with sun.jnu.encoding=" +
-                System.getProperty("sun.jnu.encoding") + " (run with a UTF-8 locale, or use an ASCII name)");
-        }
+        return AvName.fileName(name, "fi_av_open");
     }
 
     /**
@@ -358,6 +302,12 @@ public final class SharedAvFile
         return AvRemover.unlink(dir, name, null);
     }
 
+    /** {@code Domain.unlinkAv} of a name checked already: see {@link AvRemover#unlink}. */
+    public static boolean unlink(final Path dir, final AvName name)
+    {
+        return AvRemover.unlink(dir, name, null);
+    }
+
     /** {@link AvRemover#unlink}: removes AV {@code name} and its lock file by identity. */
     public static boolean unlink(final Path dir, final String name, final FileIdentity expected)
     {
@@ -392,23 +342,6 @@ public final class SharedAvFile
             return invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
         }
         return new FabricException(call, FiErrno.EIO, "I/O error on '" + file + "': " + reason, e);
-    }
-
-    private static String printable(final String s)
-    {
-        final StringBuilder b = new StringBuilder();
-        for (final char c : s.toCharArray())
-        {
-            if (Character.isISOControl(c) || Character.isSurrogate(c))
-            {
-                b.append(String.format("\\u%04x", (int)c));
-            }
-            else
-            {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 
     static FabricException invalid(final String call, final String detail)

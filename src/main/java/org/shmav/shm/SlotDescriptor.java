@@ -1,5 +1,7 @@
 package org.shmav.shm;
 
+import org.agrona.BitUtil;
+
 /**
  * One slot of the slot table: the entry at one index.
  *
@@ -85,7 +87,7 @@ public final class SlotDescriptor
     /** Bytes per slot for addresses of at most {@code maxAddrLen} bytes. */
     public static int slotLength(final int maxAddrLen)
     {
-        return (int)AvFileDescriptor.align(ADDR_OFFSET + AvFileDescriptor.align(maxAddrLen, 8), 64);
+        return (int)BitUtil.align(ADDR_OFFSET + BitUtil.align((long)maxAddrLen, 8), 64);
     }
 
     public static int state(final long word)
