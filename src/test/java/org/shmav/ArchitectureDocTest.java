@@ -13,9 +13,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 
 import org.junit.jupiter.api.Test;
 
@@ -34,11 +31,6 @@ class ArchitectureDocTest
     private static final Pattern STEP = Pattern.compile("(?m)^\\d+\\. \\*\\*(\\w+)\\*\\* `(\\w+)\\.(\\w+)`");
     /** A name in code style that reads as a class: capitalised, camel case, no dots, calls or generics. */
     private static final Pattern CLASS_NAME = Pattern.compile("`([A-Z][a-z]+(?:[A-Z][a-z0-9]*)*)`");
-
-    private static final JavaClasses MAIN = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-        .importPackages("org.shmav");
 
     @Test
     void shouldListTheLayersOfTheRulesInTheirOrder() throws IOException
@@ -136,6 +128,6 @@ class ArchitectureDocTest
 
     private static Optional<JavaClass> mainClass(final String simpleName)
     {
-        return MAIN.stream().filter(c -> c.getSimpleName().equals(simpleName) && !c.isNestedClass()).findFirst();
+        return ArchitectureTest.MAIN.stream().filter(c -> c.getSimpleName().equals(simpleName) && !c.isNestedClass()).findFirst();
     }
 }

@@ -41,7 +41,8 @@ class ArchitectureTest
         new Layer("shm", "org.shmav.shm", c -> inPackage(c, "org.shmav.shm")),
         new Layer("api", "org.shmav (every other class)", c -> inPackage(c, "org.shmav") && !isEntry(c)));
 
-    private static final JavaClasses MAIN = new ClassFileImporter()
+    /** The main classes, imported once per test JVM (ArchitectureDocTest reads them too). */
+    static final JavaClasses MAIN = new ClassFileImporter()
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
         .importPackages("org.shmav");
