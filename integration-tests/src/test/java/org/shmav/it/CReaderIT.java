@@ -391,10 +391,10 @@ class CReaderIT
         assertEquals(2, missing.code, missing::toString);
         assertTrue(missing.err.contains("does not exist"), missing::toString);
 
-        // Accepted by both: a later minor version of layout 7 (AvLayout.read accepts any 7.x), and a file longer
+        // Accepted by both: a later minor version of layout 8 (AvLayout.read accepts any 8.x), and a file longer
         // than its published segments (a growth in progress, or the zeros of a grower that died).
         final ByteBuffer minor = ByteBuffer.wrap(good.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        minor.putInt(8, 7 << 16 | 7);
+        minor.putInt(8, 8 << 16 | 7);
         Files.write(dir.path().resolve("minor"), minor.array());
         assertEquals(3, compareWithJava(null, "minor"));
         Files.write(dir.path().resolve("extended"), Arrays.copyOf(good, good.length + 3 * 4096));
