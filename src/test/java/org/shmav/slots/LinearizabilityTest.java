@@ -35,8 +35,9 @@ import org.shmav.Fi;
  * a count of n is never followed, in real time, by a lookup that misses one of those n entries.
  *
  * <p>Writers of one handle take turns (its lock), readers do not; the window a reader may meet is a
- * writer between its commit and its publish, widened here to 0.2 ms ({@link ClaimCommit#pauseAfterCommitNanos})
- * so that a few thousand runs meet it. Layout 7.0 failed this: a count of 1 (counted at the commit) with
+ * writer between its commit and its publish, widened here to 5 ms ({@link ClaimCommit#pauseAfterCommitNanos})
+ * so that a few thousand runs meet it; no sequential part runs before the threads (a key already
+ * present has no commit window: its insert only takes a reference). Layout 7.0 failed this: a count of 1 (counted at the commit) with
  * a lookup that answered FI_EINVAL (its slot not yet VALID).
  *
  * <p>Model checking (Lincheck's other mode) cannot follow these operations: every shared access is a
@@ -60,7 +61,7 @@ class LinearizabilityTest
     {
         dir = Files.createTempDirectory(Path.of("/dev/shm"), "lincheck-");
         domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
-        ClaimCommit.pauseAfterCommitNanos = 200_000;
+        ClaimCommit.pauseAfterCommitNanos = 5_000_000;
     }
 
     @AfterAll
@@ -96,7 +97,7 @@ class LinearizabilityTest
     private static StressOptions options()
     {
         return new StressOptions().sequentialSpecification(Model.class).iterations(15).invocationsPerIteration(100)
-            .threads(2).actorsPerThread(4).minimizeFailedScenario(false);
+            .actorsBefore(0).threads(2).actorsPerThread(4).minimizeFailedScenario(false);
     }
 
     private static synchronized AddressVector next()
