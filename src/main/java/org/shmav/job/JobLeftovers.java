@@ -32,7 +32,7 @@ import org.shmav.slots.ToolAccess;
  */
 final class JobLeftovers
 {
-    /** A job file whose header is still zero is being written by its creator for at most this long. */
+    /** A job file whose header is still zero this long after it was made is a dead creator's without a pause. */
     private static final long UNWRITTEN_MILLIS = 1_000;
     /** How long local rank 0 waits for a crashed job's creator, which holds no lock any more, to finish exiting. */
     private static final long EXIT_WAIT_MILLIS = 2_000;
@@ -189,11 +189,33 @@ final class JobLeftovers
         }
         if (r.creatorPid() <= 0)
         {
-            return r.job() == null && System.currentTimeMillis() -
-                Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis() > UNWRITTEN_MILLIS &&
-                isZeroHeader(file);
+            // A live creator locks its byte and writes the header within microseconds of creating the file;
+            // one that has not after a pause died (and should it only be stalled, the lock this rank takes
+            // next makes its own lock fail: it gives up the name with an error, never shares it).
+            if (r.job() != null || !isZeroHeader(file))
+            {
+                return false;
+            }
+            if (System.currentTimeMillis() - Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis() <
+                UNWRITTEN_MILLIS)
+            {
+                pause(UNWRITTEN_MILLIS / 10);
+            }
+            return isZeroHeader(file); // a creator holding its byte makes the lock of every byte fail next
         }
         return goneSoon(r.creatorPid());
+    }
+
+    private static void pause(final long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static boolean isZeroHeader(final Path file) throws IOException
