@@ -126,7 +126,8 @@ final class JobLeftovers
                 removeAvFiles(job.directory(), job.avName());
                 Files.delete(file);
                 System.err.println("shmav: rank " + job.rank() + " (local rank 0) of job " + job.job() + " removed what " +
-                    (old.job() == null ? "a job whose creator (pid " + old.creatorPid() + ") died while recording it" :
+                    (old.job() == null ? "a job whose creator" + (old.creatorPid() > 0 ? " (pid " + old.creatorPid() + ")" :
+                        "") + " died while recording it" :
                         "job " + old.job() + ", which is over (none of its processes runs)") + " left of AV '" +
                     job.avName() + "' in " + job.directory() + (hadAv ? " (the AV, its lock file" : " (its lock file") +
                     ", temporary files and " + file.getFileName() + "), and goes on");
@@ -168,12 +169,15 @@ final class JobLeftovers
 
     /**
      * For a rank that finds another job's file where its own job's should be: true while that file may be
-     * a crashed job's that this node's local rank 0 is about to remove (its creator is gone and none of its
-     * participants runs, or a remover holds it now), so the rank waits for local rank 0 instead of refusing.
+     * a crashed job's that this node's local rank 0 judges and removes (none of its participants runs, or a
+     * remover holds every participant's byte now, or it was removed since it was read), so the rank waits
+     * for local rank 0 instead of refusing; local rank 0 refuses a job that is not over, and its error
+     * reaches this rank through the store.
      */
     static boolean mayBeCleared(final JobRecord theirs, final JobFile file) throws IOException
     {
-        return !alive(theirs.creatorPid()) && (theirs.running() == 0 || file.beingRemoved());
+        // in this order: a remover releases the locks only after the file is gone
+        return theirs.running() == 0 || file.beingRemoved() || !file.stillNamed();
     }
 
     /**

@@ -127,7 +127,7 @@ class JobLeftoversTest
         {
             assertTrue(leader.leader());
         }
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("a job whose creator (pid 0) died while recording it"),
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("a job whose creator died while recording it"),
             err.toString(StandardCharsets.UTF_8));
     }
 
