@@ -44,12 +44,14 @@ import org.shmav.store.JobStores;
  * <li>Under mpirun, mpiexec and srun the node's local rank 0 creates the AV, named after the job
  *     ({@code ompi-<PMIX_NAMESPACE>}, {@code mpich-<Hydra KVS name>}, {@code slurm-<job>.<step>},
  *     or {@code SHMAV_AV} when set), after recording the job's identity in the job file
- *     {@code .shmav-job.<name>} next to it; it refuses with FI_EBUSY a name that another job holds or
- *     left behind. The other local ranks wait for their job's AV, at most {@link #ATTACH_TIMEOUT}, and
+ *     {@code .shmav-job.<name>} next to it; it refuses with FI_EBUSY a name that another job holds, and
+ *     first removes what a job that is over left under it (no process of that job in its job file, its
+ *     creator gone), saying so on stderr. The other local ranks wait for their job's AV, at most {@link #ATTACH_TIMEOUT}, and
  *     attach; a rank that finds another job's AV under the name is refused with FI_EBUSY naming both
  *     jobs and never attaches. The last local rank to close its {@code Rank} removes the AV and the job
  *     file; a rank that exits without closing it (SIGTERM from mpirun or mpiexec, {@code System.exit})
- *     is closed by a shutdown hook. When ranks are killed instead, {@code shmav gc} removes both.</li>
+ *     is closed by a shutdown hook. When ranks are killed instead, the job's cleanup process, the next
+ *     job of the name or {@code shmav gc} removes both.</li>
  * <li>Across nodes (local size &lt; size) each node has one AV holding every rank of the job, filled
  *     through the launcher's own job-wide key-value store ({@link org.shmav.store.JobStores}: PMI-1 under
  *     mpiexec, PMIx under mpirun, PMI-2 or PMIx under srun): {@link #publish} puts this rank's address

@@ -32,7 +32,7 @@ import org.shmav.slots.ToolAccess;
  */
 final class JobLeftovers
 {
-    /** A job file whose header is still zero is being written by its creator for at most this long. */
+    /** A job file whose header is still zero this long after it was made is a dead creator's without a pause. */
     private static final long UNWRITTEN_MILLIS = 1_000;
     /** How long local rank 0 waits for a crashed job's creator, which holds no lock any more, to finish exiting. */
     private static final long EXIT_WAIT_MILLIS = 2_000;
@@ -126,7 +126,8 @@ final class JobLeftovers
                 removeAvFiles(job.directory(), job.avName());
                 Files.delete(file);
                 System.err.println("shmav: rank " + job.rank() + " (local rank 0) of job " + job.job() + " removed what " +
-                    (old.job() == null ? "a job whose creator (pid " + old.creatorPid() + ") died while recording it" :
+                    (old.job() == null ? "a job whose creator" + (old.creatorPid() > 0 ? " (pid " + old.creatorPid() + ")" :
+                        "") + " died while recording it" :
                         "job " + old.job() + ", which is over (none of its processes runs)") + " left of AV '" +
                     job.avName() + "' in " + job.directory() + (hadAv ? " (the AV, its lock file" : " (its lock file") +
                     ", temporary files and " + file.getFileName() + "), and goes on");
@@ -168,12 +169,15 @@ final class JobLeftovers
 
     /**
      * For a rank that finds another job's file where its own job's should be: true while that file may be
-     * a crashed job's that this node's local rank 0 is about to remove (its creator is gone and none of its
-     * participants runs, or a remover holds it now), so the rank waits for local rank 0 instead of refusing.
+     * a crashed job's that this node's local rank 0 judges and removes (none of its participants runs, or a
+     * remover holds every participant's byte now, or it was removed since it was read), so the rank waits
+     * for local rank 0 instead of refusing; local rank 0 refuses a job that is not over, and its error
+     * reaches this rank through the store.
      */
     static boolean mayBeCleared(final JobRecord theirs, final JobFile file) throws IOException
     {
-        return !alive(theirs.creatorPid()) && (theirs.running() == 0 || file.beingRemoved());
+        // in this order: a remover releases the locks only after the file is gone
+        return theirs.running() == 0 || file.beingRemoved() || !file.stillNamed();
     }
 
     /**
@@ -189,11 +193,33 @@ final class JobLeftovers
         }
         if (r.creatorPid() <= 0)
         {
-            return r.job() == null && System.currentTimeMillis() -
-                Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis() > UNWRITTEN_MILLIS &&
-                isZeroHeader(file);
+            // A live creator locks its byte and writes the header within microseconds of creating the file;
+            // one that has not after a pause died (and should it only be stalled, the lock this rank takes
+            // next makes its own lock fail: it gives up the name with an error, never shares it).
+            if (r.job() != null || !isZeroHeader(file))
+            {
+                return false;
+            }
+            if (System.currentTimeMillis() - Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toMillis() <
+                UNWRITTEN_MILLIS)
+            {
+                pause(UNWRITTEN_MILLIS / 10);
+            }
+            return isZeroHeader(file); // a creator holding its byte makes the lock of every byte fail next
         }
         return goneSoon(r.creatorPid());
+    }
+
+    private static void pause(final long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static boolean isZeroHeader(final Path file) throws IOException

@@ -118,6 +118,19 @@ class JobLeftoversTest
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("its lock file, temporary files and .shmav-job.slurm-1.0"));
     }
 
+    /** Killed between creating the job file and writing it (the IT's kill lands there too): a header of zeros. */
+    @Test
+    void shouldRemoveAJobFileItsCreatorNeverWrote() throws Exception
+    {
+        Files.write(JobFile.path(dir, NAME), new byte[JobFile.SLOTS_START + 2]);
+        try (NodeJob leader = open(0))
+        {
+            assertTrue(leader.leader());
+        }
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("a job whose creator died while recording it"),
+            err.toString(StandardCharsets.UTF_8));
+    }
+
     @Test
     void shouldRemoveAnAvAndLockFileLeftWithoutAJobFile() throws Exception
     {
