@@ -114,7 +114,7 @@ public final class SlotTable
         migration.moveInto(w, segment);
     }
 
-    /** True when slot {@code index} (in range) is VALID with at least one reference. */
+    /** True when slot {@code index} (in range) is an entry: committed, or VALID with at least one reference. */
     public boolean isValid(final long index)
     {
         return reader.isValid(index);
@@ -122,7 +122,8 @@ public final class SlotTable
 
     /**
      * Copies the address of slot {@code index} (in range) into {@code dst} at its position, at most
-     * {@code dst.remaining()} bytes, and returns the stored length; -1 when the slot is not VALID.
+     * {@code dst.remaining()} bytes, and returns the stored length; -1 when the slot is not an entry
+     * (committed or VALID).
      * Seqlock read: state and generation are read before and after the copy, and the copy retried if
      * the slot changed in between.
      */

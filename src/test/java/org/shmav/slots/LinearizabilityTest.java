@@ -96,7 +96,7 @@ class LinearizabilityTest
 
     private static StressOptions options()
     {
-        return new StressOptions().sequentialSpecification(Model.class).iterations(15).invocationsPerIteration(100)
+        return new StressOptions().sequentialSpecification(Model.class).iterations(10).invocationsPerIteration(60)
             .actorsBefore(0).threads(2).actorsPerThread(4).minimizeFailedScenario(false);
     }
 
