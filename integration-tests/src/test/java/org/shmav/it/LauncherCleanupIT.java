@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -122,7 +126,24 @@ class LauncherCleanupIT
     private static List<ProcessHandle> ranks(final ChildJvm job)
     {
         return ProcessHandle.of(job.pid()).orElseThrow().descendants()
-            .filter(p -> p.info().commandLine().orElse("").contains(JobTagRank.class.getName())).toList();
+            .filter(p -> commandLine(p).contains(JobTagRank.class.getName())).toList();
+    }
+
+    /**
+     * The whole command line from /proc: {@code ProcessHandle.Info.commandLine()} leaves out the arguments of a
+     * command line longer than a page, as a rank's with the test classpath is.
+     */
+    private static String commandLine(final ProcessHandle p)
+    {
+        try
+        {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline")),
+                StandardCharsets.UTF_8).replace('\0', ' ');
+        }
+        catch (final IOException e)
+        {
+            return ""; // exited meanwhile
+        }
     }
 
     /** Waits (bounded) until every process in {@code processes} has exited: gc judges only the dead. */
