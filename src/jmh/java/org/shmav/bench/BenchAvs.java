@@ -11,6 +11,7 @@ import org.shmav.AvAttr;
 import org.shmav.AvType;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
+import org.shmav.FabricException;
 import org.shmav.Fi;
 
 /** Opening the AVs the benchmarks time: private (process memory) or shared (a named AV in /dev/shm). */
@@ -78,10 +79,13 @@ public final class BenchAvs
         return DomainAttr.defaultShmDirectory();
     }
 
-    /** Removes leftover benchmark files of dead runs (names start with shmav-bench-). */
+    /**
+     * Removes leftover benchmark AVs of dead runs (names start with shmav-bench-) as any AV is removed, by identity
+     * and with its lock file; one that cannot be removed (not an AV, still held) is left.
+     */
     public static void removeLeftovers() throws IOException
     {
-        try (var files = Files.list(shmDirectory()))
+        try (var files = Files.list(shmDirectory()); Domain domain = domain())
         {
             for (final Path p : files.toList())
             {
@@ -91,7 +95,14 @@ public final class BenchAvs
                     final String[] parts = n.split("-");
                     if (parts.length > 3 && isDead(parts[3]))
                     {
-                        Files.deleteIfExists(p);
+                        try
+                        {
+                            domain.unlinkAv(n);
+                        }
+                        catch (final FabricException e)
+                        {
+                            System.err.println("left " + p + ": " + e.getMessage());
+                        }
                     }
                 }
             }

@@ -28,6 +28,7 @@ import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
+import org.shmav.it.ChildJvm;
 import org.shmav.job.RankEnvironment.Launcher;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLockFile;
@@ -44,6 +45,9 @@ class JobLeftoversTest
 
     @TempDir
     Path dir;
+
+    @TempDir
+    Path logs;
 
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private PrintStream savedErr;
@@ -205,30 +209,11 @@ class JobLeftoversTest
     {
         PrefilledAv.mark(dir, NAME);
         final Path mark = PrefilledAv.path(dir, NAME);
-        final Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", System.getProperty("java.class.path"), SharedLockHolder.class.getName(), mark.toString(), "0")
-            .redirectErrorStream(true).start();
-        try
+        try (ChildJvm holder = ChildJvm.start(SharedLockHolder.class, logs, mark.toString(), "0"))
         {
-            final java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream()));
-            final java.util.concurrent.CompletableFuture<String> line = java.util.concurrent.CompletableFuture.supplyAsync(() ->
-            {
-                try
-                {
-                    return out.readLine();
-                }
-                catch (final java.io.IOException e)
-                {
-                    return e.toString();
-                }
-            });
-            assertEquals("locked", line.get(30, TimeUnit.SECONDS));
+            holder.awaitOutput("locked", Duration.ofSeconds(30));
             PrefilledAv.jobStarted(dir, NAME);
             assertTrue(Files.exists(mark), "another remover holds it: left to that one");
-        }
-        finally
-        {
-            holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
         PrefilledAv.jobStarted(dir, NAME);
         assertFalse(Files.exists(mark));
