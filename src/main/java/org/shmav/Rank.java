@@ -455,11 +455,31 @@ public final class Rank implements AutoCloseable
         }
         else if (mode instanceof ThroughStore t)
         {
-            t.wireUp().publish(addr);
+            publishInStore(t.wireUp(), addr);
         }
         else
         {
             node.av().insertAt(mode.wholeJob() ? job.rank() : job.localRank(), addr);
+        }
+    }
+
+    /** Across nodes: the store takes the address's hex; a store whose values are too short for it says so here. */
+    private void publishInStore(final JobWireUp wireUp, final ByteBuffer addr)
+    {
+        try
+        {
+            wireUp.publish(addr);
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() != FiErrno.EINVAL)
+            {
+                throw e;
+            }
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": " +
+                wireUp.describeStore() + " did not take this rank's address of " + addr.remaining() + " bytes (" +
+                2 * addr.remaining() + " hex characters): its values are shorter (PMI-1 and PMI-2 values hold some 1,000 " +
+                "characters: addresses of at most 511 bytes); under mpirun or srun --mpi=pmix (PMIx) any length passes", e);
         }
     }
 

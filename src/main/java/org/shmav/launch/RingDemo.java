@@ -4,13 +4,14 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 
+import org.shmav.AddrFormat;
+import org.shmav.Addresses;
 import org.shmav.JobAddrFormat;
 import org.shmav.Rank;
 
@@ -161,7 +162,8 @@ public final class RingDemo
 
     private static String address(final InetSocketAddress a)
     {
-        final String host = a.getAddress().getHostAddress();
-        return (a.getAddress() instanceof Inet6Address ? "[" + host + "]" : host) + ":" + a.getPort();
+        // as fi_av_straddr writes it, without its scheme: 127.0.0.1:5000, [::1]:5000
+        final String text = Addresses.straddr(AddrFormat.SOCKADDR_IN6, Addresses.toSockaddr(a));
+        return text.substring(text.indexOf("://") + 3);
     }
 }
