@@ -52,11 +52,15 @@ public record JobAddrFormat(AddrFormat format, int addrLen, boolean varying)
             throw new IllegalArgumentException("an AV cannot store " + (format == null ? "null" : format.fiName()) +
                 " addresses; job address formats: " + NAMES);
         }
-        if (format == AddrFormat.FORMAT_UNSPEC ? addrLen < 1 || addrLen > AddrFormat.MAX_OPAQUE_LEN
-            : varying || addrLen != format.addrlen())
+        if (format == AddrFormat.FORMAT_UNSPEC && (addrLen < 1 || addrLen > AddrFormat.MAX_OPAQUE_LEN))
         {
-            throw new IllegalArgumentException(format.fiName() + " with addrLen=" + addrLen + (varying ? " (varying)" : "") +
-                ": only opaque (FI_FORMAT_UNSPEC) addresses take a length, 1.." + AddrFormat.MAX_OPAQUE_LEN);
+            throw new IllegalArgumentException("opaque (FI_FORMAT_UNSPEC) addresses of " + (varying ? "up to " : "") + addrLen +
+                " bytes: the length must be 1.." + AddrFormat.MAX_OPAQUE_LEN);
+        }
+        if (format != AddrFormat.FORMAT_UNSPEC && (varying || addrLen != format.addrlen()))
+        {
+            throw new IllegalArgumentException(format.fiName() + " addresses are " + format.addrlen() + " bytes, not " +
+                (varying ? "up to " : "") + addrLen + ": only opaque (FI_FORMAT_UNSPEC) addresses take a length of the job's");
         }
     }
 
@@ -117,6 +121,10 @@ public record JobAddrFormat(AddrFormat format, int addrLen, boolean varying)
         catch (final NumberFormatException e)
         {
             // named below
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new IllegalArgumentException("'" + text + "' is not an address format: " + e.getMessage() + "; use one of " + NAMES, e);
         }
         for (final AddrFormat f : AddrFormat.values())
         {
