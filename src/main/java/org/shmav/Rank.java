@@ -39,7 +39,7 @@ import org.shmav.store.JobStores;
  * of one with a private AV. The AV lives in {@code SHMAV_DIR} (default {@code /dev/shm}).
  *
  * <ul>
- * <li>Under avrun the launcher created the AV (FI_AV_TABLE, FI_SOCKADDR_IN, count = size) before any
+ * <li>Under avrun the launcher created the AV (FI_AV_TABLE of the job's address format, count = size) before any
  *     rank started and removes it at the end; a rank only attaches.</li>
  * <li>Under mpirun, mpiexec and srun the node's local rank 0 creates the AV, named after the job
  *     ({@code ompi-<PMIX_NAMESPACE>}, {@code mpich-<Hydra KVS name>}, {@code slurm-<job>.<step>},
@@ -68,6 +68,14 @@ import org.shmav.store.JobStores;
  *     {@code av().attr().mapAddr() + r} ({@link #fiAddrOf(int)}).</li>
  * </ul>
  *
+ * <h2>Addresses</h2>
+ * The job's AV holds addresses of one format, the job's ({@link JobAddrFormat}, from {@value JobAddrFormat#ENV}:
+ * {@code in} by default, {@code in6}, a provider's format such as {@code efa}, or opaque bytes such as a UCX
+ * worker address, {@code opaque:max:1024}); every rank of the job must be given the same.
+ * {@link #publish(byte[])} and {@link #peerAddress(int)} take and give any format's bytes;
+ * {@link #publish(InetSocketAddress)} and {@link #peer(int)} are the conveniences for {@code in} and {@code in6}.
+ * Across nodes the launcher's store carries each rank's bytes, whatever their length.
+ *
  * Not safe for use by several threads at once while it is being closed; every other method may be
  * called from any thread.
  */
@@ -94,6 +102,13 @@ public final class Rank implements AutoCloseable
 
     /** How long a rank that could not open waits in the store's exchange to tell the other ranks. */
     private static final Duration ANNOUNCE_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * Environment variable: the job's address format ({@link JobAddrFormat}), e.g. {@code in6}, {@code efa} or
+     * {@code opaque:max:1024}; default {@code in} (set by avrun from {@code --addr-format}; under other launchers,
+     * give every rank the same: {@code mpirun -x}, {@code mpiexec -genv}, {@code srun} passes the environment).
+     */
+    public static final String ADDR_FORMAT_ENV = JobAddrFormat.ENV;
 
     /** Environment variable: the identity of the job avrun started (set by avrun; checked against the AV's job file). */
     public static final String JOB_ENV = JobVariables.JOB;
@@ -190,9 +205,10 @@ public final class Rank implements AutoCloseable
     public static Rank fromEnvironment(final Map<String, String> env)
     {
         final RankEnvironment job = RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess);
+        final JobAddrFormat format = JobAddrFormat.fromEnvironment(env);
         if ("1".equals(env.get(PREFILLED_ENV)))
         {
-            return new Rank(job, NodeJob.openPrefilled(job), new Prefilled());
+            return new Rank(job, NodeJob.openPrefilled(job, format.domainAttr(job.directory())), new Prefilled());
         }
         final boolean acrossNodes = !job.oneNode() && job.launcher() != RankEnvironment.Launcher.AVRUN &&
             job.launcher() != RankEnvironment.Launcher.NONE;
@@ -200,7 +216,7 @@ public final class Rank implements AutoCloseable
         try
         {
             return open(job, store.orElse(null), RankEnvironment.avType(env), ATTACH_TIMEOUT,
-                acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
+                acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null, format);
         }
         catch (final RuntimeException e)
         {
@@ -228,12 +244,31 @@ public final class Rank implements AutoCloseable
      */
     public static Rank open(final int rank, final int size, final String avName, final Path directory)
     {
+        return open(rank, size, avName, directory, JobAddrFormat.IN);
+    }
+
+    /**
+     * {@link #open(int, int, String, Path)} of a job whose AV holds addresses of {@code format}.
+     *
+     * @param rank      this process's rank, 0 .. size-1
+     * @param size      the number of ranks in the job
+     * @param avName    the name of the AV the launcher created
+     * @param directory the directory that holds it
+     * @param format    the job's address format, the one the AV was created with
+     * @return the rank, attached to the AV; close it to detach (the AV stays)
+     * @throws IllegalArgumentException unless 0 &lt;= rank &lt; size
+     * @throws FabricException          FI_ENOENT when the AV does not exist; FI_EINVAL when it holds fewer
+     *                                  than {@code size} entries or another address format (the message names both)
+     */
+    public static Rank open(final int rank, final int size, final String avName, final Path directory,
+        final JobAddrFormat format)
+    {
         if (size < 1 || rank < 0 || rank >= size)
         {
             throw new IllegalArgumentException("rank=" + rank + " size=" + size + ": need 0 <= rank < size");
         }
         return open(new RankEnvironment(RankEnvironment.Launcher.AVRUN, rank, size, rank, size, avName, directory, null),
-            ATTACH_TIMEOUT);
+            null, AvType.TABLE, ATTACH_TIMEOUT, null, format);
     }
 
     /** A rank without a store (one node; across nodes, each node's ranks only). */
@@ -242,13 +277,20 @@ public final class Rank implements AutoCloseable
         return open(job, null, AvType.TABLE, attachTimeout, job.oneNode() ? null : "no store was given");
     }
 
-    /** A rank whose job spans nodes wired up through {@code store} (null: none). */
+    /** A rank whose job spans nodes wired up through {@code store} (null: none), of FI_SOCKADDR_IN addresses. */
     static Rank open(final RankEnvironment job, final JobStore store, final AvType type, final Duration attachTimeout,
         final String noStore)
     {
+        return open(job, store, type, attachTimeout, noStore, JobAddrFormat.IN);
+    }
+
+    /** A rank whose job spans nodes wired up through {@code store} (null: none), its AV of {@code format}. */
+    static Rank open(final RankEnvironment job, final JobStore store, final AvType type, final Duration attachTimeout,
+        final String noStore, final JobAddrFormat format)
+    {
         final boolean wholeJob = job.oneNode() || store != null;
-        final NodeJob node = NodeJob.open(job, type, wholeJob ? job.size() : job.localSize(), store != null,
-            attachTimeout);
+        final NodeJob node = NodeJob.open(job, format.domainAttr(job.directory()), type,
+            wholeJob ? job.size() : job.localSize(), store != null, attachTimeout);
         final Mode mode = store != null ? new ThroughStore(new JobWireUp(job, store, node)) :
             job.oneNode() ? new OneNode() : new NodeOnly(noStore);
         return new Rank(job, node, mode);
@@ -331,31 +373,135 @@ public final class Rank implements AutoCloseable
         return node.av();
     }
 
+    /** {@return the job's address format ({@value JobAddrFormat#ENV}): what {@link #publish} takes and the peer methods give} */
+    public JobAddrFormat addrFormat()
+    {
+        final AddressVector av = node.av();
+        return new JobAddrFormat(av.addrFormat(), av.addrLen(), av.varyingAddrLen());
+    }
+
     /**
-     * Publishes this rank's address: at {@link #fiAddr()} ({@link AddressVector#insertAt}) on one node;
-     * across nodes, in the launcher's store, from which the node's local rank 0 fills the AV during
-     * {@link #awaitAll}. Publishing the same address again is harmless on one node.
+     * Publishes this rank's socket address, as {@link #publish(ByteBuffer)} does with its sockaddr: IPv4 in a
+     * job of {@code in} (FI_SOCKADDR_IN, the default), IPv6 in a job of {@code in6} (FI_SOCKADDR_IN6).
      *
-     * @param address this rank's address; IPv4, as the AV holds FI_SOCKADDR_IN
-     * @throws FabricException FI_EADDRINUSE when another address is already published there (two
-     *                         processes were given the same rank); FI_EALREADY when another rank published
-     *                         this address; FI_EINVAL for an IPv6 address or a closed rank; FI_EIO or
-     *                         FI_ETIMEDOUT when the launcher's store fails
+     * @param address this rank's address, of the job's family
+     * @throws FabricException FI_EINVAL for an address of the other family or unresolved, or a job whose
+     *                         addresses are not socket addresses (the message says what to do); otherwise as
+     *                         {@link #publish(ByteBuffer)}
      */
     public void publish(final InetSocketAddress address)
     {
-        final ByteBuffer sockaddr = Addresses.toSockaddr(address);
+        final JobAddrFormat format = addrFormat();
+        if (!format.socketAddresses())
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": this job's AV holds " +
+                format.describe() + " addresses, not socket addresses: publish this rank's address bytes with " +
+                "publish(byte[]), or run the job with " + JobAddrFormat.ENV + "=in or in6 (" + address + ")");
+        }
+        final String unfit = RankAddresses.unfitSocket(format, address);
+        if (unfit != null)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": " + unfit);
+        }
+        publish(Addresses.toSockaddr(address));
+    }
+
+    /**
+     * {@link #publish(ByteBuffer)} of the whole array.
+     *
+     * @param address this rank's address in the job's format
+     * @throws FabricException as {@link #publish(ByteBuffer)}
+     */
+    public void publish(final byte[] address)
+    {
+        if (address == null)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": address is null");
+        }
+        publish(ByteBuffer.wrap(address));
+    }
+
+    /**
+     * Publishes this rank's address, in the job's format ({@link #addrFormat()}), from {@code address}'s position
+     * to its limit (the position is not changed): at {@link #fiAddr()} ({@link AddressVector#insertAt}) on one
+     * node; across nodes, in the launcher's store, from which the node's local rank 0 fills the AV during
+     * {@link #awaitAll}. Publishing the same address again is harmless on one node. Under
+     * {@value #PREFILLED_ENV}, checks that the AV holds this address for this rank.
+     *
+     * @param address this rank's address: for a fixed format its length exactly, for {@code opaque:max:N} 1 to N
+     *                bytes, for {@code str} a NUL-terminated string
+     * @throws FabricException FI_EINVAL for an address of another length than the job's format or null, or one
+     *                         the format calls invalid (wrong family, port 0, all zero), or a closed rank (the
+     *                         message says what the job expects and how to choose another format);
+     *                         FI_EADDRINUSE when another address is already published there (two processes were
+     *                         given the same rank); FI_EALREADY when another rank published this address; FI_EIO
+     *                         or FI_ETIMEDOUT when the launcher's store fails
+     */
+    public void publish(final ByteBuffer address)
+    {
+        if (address == null)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": address is null");
+        }
+        final ByteBuffer addr = address.slice();
+        final String unfit = RankAddresses.unfit(addrFormat(), addr);
+        if (unfit != null)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": " + unfit);
+        }
         if (mode instanceof Prefilled)
         {
-            node.checkPrefilled(job.rank(), fiAddr(), address);
+            checkPrefilled(addr);
         }
         else if (mode instanceof ThroughStore t)
         {
-            t.wireUp().publish(sockaddr);
+            publishInStore(t.wireUp(), addr);
         }
         else
         {
-            node.av().insertAt(mode.wholeJob() ? job.rank() : job.localRank(), sockaddr);
+            node.av().insertAt(mode.wholeJob() ? job.rank() : job.localRank(), addr);
+        }
+    }
+
+    /** Across nodes: the store takes the address's hex; a store whose values are too short for it says so here. */
+    private void publishInStore(final JobWireUp wireUp, final ByteBuffer addr)
+    {
+        try
+        {
+            wireUp.publish(addr);
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() != FiErrno.EINVAL)
+            {
+                throw e;
+            }
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": " +
+                wireUp.describeStore() + " did not take this rank's address of " + addr.remaining() + " bytes (" +
+                2 * addr.remaining() + " hex characters): its values are shorter (PMI-1 and PMI-2 values hold some 1,000 " +
+                "characters: addresses of at most 511 bytes); under mpirun or srun --mpi=pmix (PMIx) any length passes", e);
+        }
+    }
+
+    /** A pre-filled AV: this rank's entry must be the address it publishes. */
+    private void checkPrefilled(final ByteBuffer addr)
+    {
+        final ByteBuffer filled;
+        try
+        {
+            filled = entry(fiAddr());
+        }
+        catch (final FabricException e)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + node.av().attr().name() +
+                "' has no entry for rank " + job.rank() + ": the prologue must fill entry r with rank r's address", e);
+        }
+        if (!filled.equals(addr))
+        {
+            final JobAddrFormat format = addrFormat();
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + node.av().attr().name() +
+                "' holds " + Addresses.text(format.format(), filled) + " for rank " + job.rank() + ", which is at " +
+                Addresses.text(format.format(), addr) + " (a read-only rank changes nothing: fix the prologue)");
         }
     }
 
@@ -396,7 +542,7 @@ public final class Rank implements AutoCloseable
     public List<Integer> missingRanks()
     {
         final List<Integer> missing = new ArrayList<>();
-        final ByteBuffer addr = ByteBuffer.allocate(AddrFormat.SOCKADDR_IN.addrlen());
+        final ByteBuffer addr = ByteBuffer.allocate(node.av().addrLen());
         final int entries = holdsWholeJob() ? job.size() : job.localSize();
         for (int r = 0; r < entries; r++)
         {
@@ -413,19 +559,53 @@ public final class Rank implements AutoCloseable
     }
 
     /**
-     * The address rank {@code peer} published ({@link AddressVector#lookup} of {@link #fiAddrOf(int)}).
+     * The socket address rank {@code peer} published, in a job of {@code in} or {@code in6}
+     * ({@link AddressVector#lookup} of {@link #fiAddrOf(int)}).
      *
      * @param peer a rank, 0 .. size-1
      * @return the address that rank published
      * @throws IllegalArgumentException when {@code peer} is outside 0 .. size-1
-     * @throws FabricException FI_EINVAL when that rank is not in the AV (yet: call {@link #awaitAll});
+     * @throws FabricException FI_EINVAL when that rank is not in the AV (yet: call {@link #awaitAll}), or the
+     *                         job's addresses are not socket addresses (use {@link #peerAddress(int)});
      *                         FI_EOPNOTSUPP when the job spans nodes and the launcher's store is not
      *                         available (use {@link #nodePeer(int)})
      */
     public InetSocketAddress peer(final int peer)
     {
         checkPeer(peer);
-        return lookup(encode(peer));
+        return socketAddress(encode(peer), "peerAddress(int)");
+    }
+
+    /**
+     * The address rank {@code peer} published, in the job's format: its bytes, as many as the AV stores for it
+     * (the format's length; for {@code opaque:max:N} and {@code str}, that address's own).
+     *
+     * @param peer a rank, 0 .. size-1
+     * @return a new array holding the address
+     * @throws IllegalArgumentException when {@code peer} is outside 0 .. size-1
+     * @throws FabricException as {@link #peer(int)}, but for any format
+     */
+    public byte[] peerAddress(final int peer)
+    {
+        checkPeer(peer);
+        return bytes(entry(encode(peer)));
+    }
+
+    /**
+     * {@link #peerAddress(int)} into {@code dst}, allocating nothing, as {@link AddressVector#lookup} copies: at most
+     * {@code dst.remaining()} bytes at {@code dst}'s position, which is not changed (a result larger than that
+     * means the address was cut; {@link AddressVector#addrLen()} bytes always hold it whole).
+     *
+     * @param peer a rank, 0 .. size-1
+     * @param dst  receives the address
+     * @return the address's whole length, which may exceed what {@code dst} had room for
+     * @throws IllegalArgumentException when {@code peer} is outside 0 .. size-1
+     * @throws FabricException as {@link #peer(int)}, but for any format
+     */
+    public int peerAddress(final int peer, final ByteBuffer dst)
+    {
+        checkPeer(peer);
+        return node.av().lookup(encode(peer), dst);
     }
 
     private void checkPeer(final int peer)
@@ -444,29 +624,68 @@ public final class Rank implements AutoCloseable
     }
 
     /**
-     * The address at entry {@code index} of this node's AV: rank {@code index} when the AV holds the whole
+     * The socket address at entry {@code index} of this node's AV: rank {@code index} when the AV holds the whole
      * job, local rank {@code index} when it holds only the node's ranks.
      *
      * @param index a rank, or a local rank when the AV holds only the node's ranks
      * @return the address published there
      * @throws IllegalArgumentException when {@code index} is outside the node's AV
-     * @throws FabricException          FI_EINVAL when nobody has published there (yet)
+     * @throws FabricException          FI_EINVAL when nobody has published there (yet), or the job's addresses are
+     *                                  not socket addresses (use {@link #nodePeerAddress(int)})
      */
     public InetSocketAddress nodePeer(final int index)
+    {
+        checkNodeIndex(index);
+        return socketAddress(encode(index), "nodePeerAddress(int)");
+    }
+
+    /**
+     * {@link #nodePeer(int)} for any format: the bytes at entry {@code index} of this node's AV.
+     *
+     * @param index a rank, or a local rank when the AV holds only the node's ranks
+     * @return a new array holding the address, as long as the AV stores it
+     * @throws IllegalArgumentException when {@code index} is outside the node's AV
+     * @throws FabricException          FI_EINVAL when nobody has published there (yet)
+     */
+    public byte[] nodePeerAddress(final int index)
+    {
+        checkNodeIndex(index);
+        return bytes(entry(encode(index)));
+    }
+
+    private void checkNodeIndex(final int index)
     {
         final int entries = holdsWholeJob() ? job.size() : job.localSize();
         if (index < 0 || index >= entries)
         {
             throw new IllegalArgumentException("fiAddr=" + index + " is outside 0.." + (entries - 1));
         }
-        return lookup(encode(index));
     }
 
-    private InetSocketAddress lookup(final long fiAddr)
+    private InetSocketAddress socketAddress(final long fiAddr, final String instead)
     {
-        final ByteBuffer addr = ByteBuffer.allocate(AddrFormat.SOCKADDR_IN.addrlen());
-        node.av().lookup(fiAddr, addr);
-        return Addresses.toInetSocketAddress(addr);
+        final JobAddrFormat format = addrFormat();
+        if (!format.socketAddresses())
+        {
+            throw new FabricException("shmav_rank_peer", FiErrno.EINVAL, "this job's AV holds " + format.describe() +
+                " addresses, not socket addresses: use " + instead + " for their bytes");
+        }
+        return Addresses.toInetSocketAddress(entry(fiAddr));
+    }
+
+    /** The entry at {@code fiAddr}, position 0, limit its stored length. */
+    private ByteBuffer entry(final long fiAddr)
+    {
+        final ByteBuffer addr = ByteBuffer.allocate(node.av().addrLen());
+        final int len = node.av().lookup(fiAddr, addr);
+        return addr.clear().limit(Math.min(len, addr.capacity()));
+    }
+
+    private static byte[] bytes(final ByteBuffer addr)
+    {
+        final byte[] out = new byte[addr.remaining()];
+        addr.get(addr.position(), out);
+        return out;
     }
 
     /**

@@ -204,6 +204,7 @@ public final class Compare
         once(Jmh.of("ReinsertBench\\.").forks(forks).iterations(quick ? 1 : 2, iterations).param("av", BenchAvs.PRIVATE).gc());
         once(Jmh.of("AttachBench\\.").forks(1).iterations(1, quick ? 3 : 5).micros());
         once(Jmh.of("AwaitCountBench\\.").forks(1).iterations(1, quick ? 3 : 5));
+        once(Jmh.of("FormatsBench\\.").forks(1).iterations(quick ? 1 : 2, quick ? 2 : 5));
         measureCreation();
         final int runs = quick ? 1 : 3;
         for (final int n : new int[] {1_000, 100_000})

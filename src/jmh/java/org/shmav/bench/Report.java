@@ -141,6 +141,7 @@ final class Report
             .append(", mean remove alone ").append(time(r.get("sockets.remove_one"))).append("), tcp 20,000 cycles.\n");
 
         limitSection(md);
+        FormatsReport.section(r, md);
         rounds.roundsSection(md);
         rounds.scalingSection(md);
         rounds.growthSection(md);

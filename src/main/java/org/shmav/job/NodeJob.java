@@ -63,16 +63,16 @@ public final class NodeJob implements AutoCloseable
      * Joins the job on this node.
      *
      * @param job           what the launcher said
+     * @param domainAttr    the job's address format, with the job's directory
      * @param type          the AV's type when this rank creates it
      * @param entries       how many entries the node's AV holds: the job's size, or the node's ranks
      * @param readOnly      whether a rank other than local rank 0 opens the AV read-only (the leader fills it)
      * @param attachTimeout how long a rank waits for local rank 0 to create the AV
      */
-    public static NodeJob open(final RankEnvironment job, final AvType type, final int entries, final boolean readOnly,
-        final Duration attachTimeout)
+    public static NodeJob open(final RankEnvironment job, final DomainAttr domainAttr, final AvType type, final int entries,
+        final boolean readOnly, final Duration attachTimeout)
     {
-        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
-            .shmDirectory(job.directory()).build());
+        final Domain domain = Domain.open(domainAttr);
         try
         {
             switch (job.launcher())
@@ -97,13 +97,14 @@ public final class NodeJob implements AutoCloseable
      * Opens the node's AV that a job prologue filled before the ranks started (rank r at entry r), read-only:
      * no job file, no store, nothing inserted.
      *
+     * @param domainAttr the job's address format, with the job's directory
+     *
      * @throws FabricException FI_ENOENT when the AV does not exist, FI_EINVAL when it holds fewer than
      *                         size entries
      */
-    public static NodeJob openPrefilled(final RankEnvironment job)
+    public static NodeJob openPrefilled(final RankEnvironment job, final DomainAttr domainAttr)
     {
-        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
-            .shmDirectory(job.directory()).build());
+        final Domain domain = Domain.open(domainAttr);
         try
         {
             if (job.avName() == null || !JobFiles.avExists(domain, job.avName()))

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.shmav.DomainAttr;
+import org.shmav.JobAddrFormat;
 import org.shmav.cli.CommandNames;
 import org.shmav.cli.ShmavVersion;
 
@@ -25,7 +26,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "avrun", mixinStandardHelpOptions = true, versionProvider = ShmavVersion.class, sortOptions = false,
     description = {
         "Runs COMMAND as N ranks that share a named address vector (rank r's address at fi_addr r).",
-        "Each rank gets SHMAV_RANK, SHMAV_SIZE, SHMAV_AV and SHMAV_DIR; its output lines are prefixed with [rank].",
+        "Each rank gets SHMAV_RANK, SHMAV_SIZE, SHMAV_AV, SHMAV_DIR and SHMAV_ADDR_FORMAT; its output lines are prefixed " +
+            "with [rank].",
         "When a rank fails or the timeout passes, the other ranks are stopped (SIGTERM, then SIGKILL).",
         "On SIGINT or SIGTERM avrun forwards the signal, copies every rank's output to the end, and exits 130 or 143."},
     exitCodeListHeading = "%nExit status:%n",
@@ -38,7 +40,8 @@ import picocli.CommandLine.Parameters;
         "127:COMMAND could not be started",
         "130, 143:avrun itself was interrupted (SIGINT, SIGTERM); the ranks were stopped, their output shown"},
     footerHeading = "%nExamples:%n",
-    footer = {"  scripts/avrun -n 4 --demo ring", "  scripts/avrun -n 8 --timeout 60 -- java -cp app.jar my.Main"})
+    footer = {"  scripts/avrun -n 4 --demo ring", "  scripts/avrun -n 4 --addr-format in6 --demo ring",
+        "  scripts/avrun -n 8 --timeout 60 -- java -cp app.jar my.Main"})
 public final class AvRun implements Callable<Integer>
 {
     /** The demo programs avrun can run in place of a command. */
@@ -73,6 +76,12 @@ public final class AvRun implements Callable<Integer>
 
     @Option(names = "--no-prefix", description = "print the ranks' output lines as they are, without [rank]")
     private boolean noPrefix;
+
+    @Option(names = "--addr-format", paramLabel = "FORMAT", converter = AddrFormatConverter.class,
+        description = {"address format of the job's AV, passed to every rank in SHMAV_ADDR_FORMAT: in (default), in6, str, " +
+            "ib, psmx, psmx2, ib_ud, efa, psmx3, opx, cxi, opaque:N (N bytes each), opaque:max:N (up to N bytes each); " +
+            "default: $SHMAV_ADDR_FORMAT, else in"})
+    private JobAddrFormat addrFormat;
 
     @Option(names = "--demo", paramLabel = "DEMO", description = "run a demo instead of COMMAND: ${COMPLETION-CANDIDATES}")
     private Demo demo;
@@ -164,7 +173,38 @@ public final class AvRun implements Callable<Integer>
         return new JobSpec(size, name != null ? name : "avrun-" + ProcessHandle.current().pid(),
             directory != null ? directory : DomainAttr.defaultShmDirectory(), keep,
             timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds) : null,
-            demo != null ? JavaCommand.forMain(demo.main.getName(), List.of(), List.of()) : command, !noPrefix, false);
+            demo != null ? JavaCommand.forMain(demo.main.getName(), List.of(), List.of()) : command, !noPrefix, false,
+            addrFormat != null ? addrFormat : addrFormatFromEnvironment());
+    }
+
+    /** Without --addr-format, the format the ranks would read from avrun's own environment, which they inherit. */
+    private JobAddrFormat addrFormatFromEnvironment()
+    {
+        try
+        {
+            return JobAddrFormat.fromEnvironment(System.getenv());
+        }
+        catch (final IllegalStateException e)
+        {
+            throw usage(e.getMessage());
+        }
+    }
+
+    /** Reads --addr-format; a bad one is a usage error naming the formats. */
+    static final class AddrFormatConverter implements CommandLine.ITypeConverter<JobAddrFormat>
+    {
+        @Override
+        public JobAddrFormat convert(final String value)
+        {
+            try
+            {
+                return JobAddrFormat.parse(value);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     private CommandLine.ParameterException usage(final String message)

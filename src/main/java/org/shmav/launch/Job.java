@@ -64,7 +64,7 @@ public final class Job
     }
 
     /**
-     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size) after its job file, and its
+     * Creates the job's AV (FI_AV_TABLE of the job's address format, count = size) after its job file, and its
      * directory (mode 0700) when that does not exist.
      *
      * @throws SetupException when the name is taken or the AV cannot be created

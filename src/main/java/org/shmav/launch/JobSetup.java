@@ -7,12 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 
-import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
 import org.shmav.AvType;
 import org.shmav.Domain;
-import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.cli.Answers;
@@ -37,7 +35,7 @@ final class JobSetup
     }
 
     /**
-     * Creates the job's AV (FI_AV_TABLE of FI_SOCKADDR_IN, count = size), and its directory (mode 0700)
+     * Creates the job's AV (FI_AV_TABLE of the job's address format, count = size), and its directory (mode 0700)
      * when that does not exist.
      *
      * @throws SetupException when the AV exists already or cannot be created
@@ -54,7 +52,7 @@ final class JobSetup
         final Domain domain;
         try
         {
-            domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(spec.directory()).build());
+            domain = Domain.open(spec.addrFormat().domainAttr(spec.directory()));
         }
         catch (final FabricException e)
         {

@@ -40,6 +40,7 @@ final class RankProcess
         env.put(Rank.AV_ENV, spec.avName());
         env.put(Rank.DIR_ENV, spec.directory().toString());
         env.put(Rank.JOB_ENV, jobId);
+        env.put(Rank.ADDR_FORMAT_ENV, spec.addrFormat().toString());
         pb.redirectInput(ProcessBuilder.Redirect.INHERIT);
         final Process p = pb.start();
         p.getOutputStream().close(); // ranks read no input from the launcher

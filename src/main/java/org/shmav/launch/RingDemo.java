@@ -10,6 +10,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 
+import org.shmav.AddrFormat;
+import org.shmav.Addresses;
+import org.shmav.JobAddrFormat;
 import org.shmav.Rank;
 
 /**
@@ -18,9 +21,10 @@ import org.shmav.Rank;
  * Rank 0 sends 1 to rank 1; rank r receives r and sends r+1 to rank (r+1) % N, at the address it looked
  * up in the AV; rank 0 receives N back, and sends it round once more (2N back), to time a warm ring.
  * Nothing but the AV tells a rank where its neighbour listens. Across nodes the launcher's store fills
- * each node's AV with every rank ({@link Rank}); ranks listen on 127.0.0.1 unless
- * {@value #LISTEN_ENV} names an address of this node that the other nodes reach (on simulated nodes,
- * which share one network namespace, 127.0.0.1 does).
+ * each node's AV with every rank ({@link Rank}); ranks listen on 127.0.0.1, or on ::1 in a job of IPv6
+ * addresses ({@code --addr-format in6}, {@value JobAddrFormat#ENV}), unless {@value #LISTEN_ENV} names an
+ * address of this node that the other nodes reach (on simulated nodes, which share one network namespace,
+ * the loopback address does).
  *
  * <p>Exit status 0 when the token came back with the value N (then 2N), 1 otherwise (with the reason on stderr).
  */
@@ -30,7 +34,7 @@ public final class RingDemo
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** Times the token goes round: the first round pays for class loading in every JVM, the second does not. */
     static final int ROUNDS = 2;
-    /** Environment variable: the address to listen on (default 127.0.0.1; across real nodes, the node's own). */
+    /** Environment variable: the address to listen on (default 127.0.0.1, ::1 for in6; across real nodes, the node's own). */
     static final String LISTEN_ENV = "SHMAV_RING_LISTEN";
 
     private final Rank rank;
@@ -51,8 +55,7 @@ public final class RingDemo
     static int run()
     {
         try (Rank rank = Rank.fromEnvironment();
-             ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName(
-                 System.getenv().getOrDefault(LISTEN_ENV, "127.0.0.1"))))
+             ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName(listenAddress(rank))))
         {
             server.setSoTimeout((int)TIMEOUT.toMillis());
             return new RingDemo(rank, server).play();
@@ -62,6 +65,19 @@ public final class RingDemo
             System.err.println("ring: " + e);
             return 1;
         }
+    }
+
+    /** {@value #LISTEN_ENV}, else the loopback address of the job's family: 127.0.0.1 ({@code in}) or ::1 ({@code in6}). */
+    private static String listenAddress(final Rank rank)
+    {
+        final JobAddrFormat format = rank.addrFormat();
+        if (!format.socketAddresses())
+        {
+            throw new IllegalStateException("the ring demo's ranks publish TCP socket addresses, but this job's AV holds " +
+                format.describe() + " addresses: run it with --addr-format in or in6 (" + JobAddrFormat.ENV + ")");
+        }
+        final String listen = System.getenv(LISTEN_ENV);
+        return listen != null ? listen : format.equals(JobAddrFormat.IN6) ? "::1" : "127.0.0.1";
     }
 
     private int play() throws IOException
@@ -146,6 +162,8 @@ public final class RingDemo
 
     private static String address(final InetSocketAddress a)
     {
-        return a.getAddress().getHostAddress() + ":" + a.getPort();
+        // as fi_av_straddr writes it, without its scheme: 127.0.0.1:5000, [::1]:5000
+        final String text = Addresses.straddr(AddrFormat.SOCKADDR_IN6, Addresses.toSockaddr(a));
+        return text.substring(text.indexOf("://") + 3);
     }
 }

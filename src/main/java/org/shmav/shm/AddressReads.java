@@ -222,6 +222,15 @@ public final class AddressReads
         {
             final Object base = dst.isDirect() ? null : dst.array();
             final long to = (base == null ? addressOf(dst) : BYTES_BASE + dst.arrayOffset()) + at;
+            if (length == 4 * Long.BYTES) // EFA, IB UD, PSMX3: unrolled as sockaddr_in's
+            {
+                putLong(base, to, getLong(address));
+                putLong(base, to + Long.BYTES, getLong(address + Long.BYTES));
+                putLong(base, to + 2 * Long.BYTES, getLong(address + 2 * Long.BYTES));
+                putLong(base, to + 3 * Long.BYTES, getLong(address + 3 * Long.BYTES));
+                Reference.reachabilityFence(dst);
+                return;
+            }
             int i = 0;
             for (; i + Long.BYTES <= length; i += Long.BYTES)
             {

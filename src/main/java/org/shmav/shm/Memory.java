@@ -281,6 +281,18 @@ public final class Memory
             dst.putLong(at + Long.BYTES, swap ? Long.reverseBytes(v1) : v1);
             return;
         }
+        if (length == 4 * Long.BYTES) // a 32-byte provider address (EFA, IB UD, PSMX3), unrolled as sockaddr_in's
+        {
+            final long v0 = region.getLong(offset);
+            final long v1 = region.getLong(offset + Long.BYTES);
+            final long v2 = region.getLong(offset + 2 * Long.BYTES);
+            final long v3 = region.getLong(offset + 3 * Long.BYTES);
+            dst.putLong(at, swap ? Long.reverseBytes(v0) : v0);
+            dst.putLong(at + Long.BYTES, swap ? Long.reverseBytes(v1) : v1);
+            dst.putLong(at + 2 * Long.BYTES, swap ? Long.reverseBytes(v2) : v2);
+            dst.putLong(at + 3 * Long.BYTES, swap ? Long.reverseBytes(v3) : v3);
+            return;
+        }
         int i = 0;
         for (; i + Long.BYTES <= length; i += Long.BYTES)
         {

@@ -222,7 +222,8 @@ class JobLeftoversTest
     private NodeJob open(final int localRank)
     {
         return NodeJob.open(new RankEnvironment(Launcher.SLURM, localRank, 2, localRank, 2, NAME, dir,
-            new JobId("Slurm srun", "2.0")), AvType.TABLE, 2, true, Duration.ofSeconds(5));
+            new JobId("Slurm srun", "2.0")), DomainAttr.builder().shmDirectory(dir).build(), AvType.TABLE, 2, true,
+            Duration.ofSeconds(5));
     }
 
     /** A job file of job 1.0 that a process now gone created, in {@code state}, nobody holding a place. */

@@ -67,6 +67,53 @@ class AvRunIT
     }
 
     @Test
+    void shouldRunTheRingDemoOverIpv6WithAddrFormatIn6() throws Exception
+    {
+        try (ChildJvm avrun = avrun(List.of("-n", "4", "--addr-format", "in6", "--demo", "ring", "--timeout", "80")))
+        {
+            assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
+            final String out = avrun.stdout();
+            assertTrue(out.contains("[0] token came back with value 4 after 4 hops: ring OK"), out);
+            for (int r = 0; r < 4; r++)
+            {
+                assertTrue(out.contains("[" + r + "] rank " + r + " of 4 (avrun) listening on [::1]:"), out);
+            }
+        }
+        assertEquals(List.of(), dir.names(), "the job's AV is removed at the end");
+    }
+
+    @Test
+    void shouldGiveEveryRankTheJobsAddressFormat() throws Exception
+    {
+        final List<String> args = new ArrayList<>(List.of("-n", "3", "--addr-format", "opaque:max:300", "--timeout", "80", "--"));
+        args.addAll(JavaCommand.forMain(AddrFormatRank.class.getName(), List.of(), List.of()));
+        try (ChildJvm avrun = avrun(args))
+        {
+            assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
+            for (int r = 0; r < 3; r++)
+            {
+                assertTrue(avrun.stdout().contains("[" + r + "] formats " + r + " of 3 format=opaque:max:300 lens=[8,139,300]"),
+                    avrun.stdout());
+            }
+        }
+        // without --addr-format, avrun's own SHMAV_ADDR_FORMAT, which its ranks inherit
+        final List<String> withoutFormat = new ArrayList<>(args);
+        withoutFormat.removeAll(List.of("--addr-format", "opaque:max:300"));
+        try (ChildJvm avrun = ChildJvm.script("avrun", Map.of("SHMAV_DIR", dir.path().toString(), "SHMAV_ADDR_FORMAT", "efa"),
+            logs, withoutFormat))
+        {
+            assertEquals(0, avrun.waitFor(WAIT), avrun::stderr);
+            assertTrue(avrun.stdout().contains("[2] formats 2 of 3 format=efa lens=[32,32,32]"), avrun.stdout());
+        }
+        try (ChildJvm avrun = avrun(List.of("-n", "2", "--addr-format", "ipv6", "--", "true")))
+        {
+            assertEquals(2, avrun.waitFor(WAIT), avrun::stderr);
+            assertTrue(avrun.stderr().contains("'ipv6' is not an address format; use one of in, in6, str"), avrun.stderr());
+        }
+        assertEquals(List.of(), dir.names());
+    }
+
+    @Test
     void shouldStopTheOtherRanksAndExitWithTheStatusOfARankThatExitsWith3() throws Exception
     {
         final Path pids = Files.createDirectories(logs.resolve("pids"));
