@@ -207,7 +207,7 @@ final class AvDirectory
     /** The library's message without the call and errno prefix, for one-line reports. */
     static String reason(final FabricException e)
     {
-        return e.getMessage().replaceFirst("^[a-z_]+: FI_[A-Z0-9_]+ \\([^)]*\\): ", "");
+        return e.detail();
     }
 
     /** Every entry of the directory except hidden ones (shmav's temporary files start with '.'), sorted by name. */
