@@ -59,7 +59,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name);
         final Object fileKey = fileKey(file);
-        Region region = dir.openReadOnly(name);
+        Region region = AvDirectory.openReadOnly(file);
         try
         {
             return watch(file, fileKey, region);

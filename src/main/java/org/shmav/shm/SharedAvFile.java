@@ -313,6 +313,12 @@ public final class SharedAvFile
         return AvRemover.unlink(dir, name, expected);
     }
 
+    /** {@link #unlink(Path, String, FileIdentity)} of a name checked already. */
+    public static boolean unlink(final Path dir, final AvName name, final FileIdentity expected)
+    {
+        return AvRemover.unlink(dir, name, expected);
+    }
+
     static FabricException ioFailure(final String name, final Path file, final IOException e)
     {
         if (e instanceof NoSuchFileException)
