@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.shmav.shm.AvName;
+import org.shmav.shm.AvNameLock;
 import org.shmav.shm.SharedAvFile;
 
 /**
@@ -69,6 +70,23 @@ class CallNamesTest
             assertThrows(FabricException.class, () -> domain.unlinkAv("calls")).getMessage());
         assertEquals("fi_eq_open: FI_EINVAL (Invalid argument): domain is closed",
             assertThrows(FabricException.class, () -> domain.openEq(1)).getMessage());
+    }
+
+    @Test
+    void shouldNameTheRemovalWhenTheNamesLockIsTaken()
+    {
+        final Domain domain = shm.domain();
+        domain.openAv(AvAttr.builder().name("held").count(4).build()).close();
+        // The name's lock is shared with fi_av_open's creator: its FI_EAGAIN, from below, is fi_av_unlink's here
+        try (AvNameLock held = AvNameLock.acquire(shm.dir().resolve("held"), "held"))
+        {
+            assertTrue(held.held());
+            final FabricException e = assertThrows(FabricException.class, () -> domain.unlinkAv("held"));
+            assertEquals(FiErrno.EAGAIN, e.errno());
+            assertTrue(e.getMessage().startsWith("fi_av_unlink: FI_EAGAIN (Resource temporarily unavailable): named AV " +
+                "'held' is being created or removed by another process"), e.getMessage());
+        }
+        assertTrue(domain.unlinkAv("held"));
     }
 
     @Test

@@ -31,7 +31,8 @@ import org.shmav.slots.SlotTable;
  * region, and a private AV's growth), and, for failures of this process or others, {@link AvFaults}
  * (a file cut short or replaced) and {@link AvLifecycle} (open or closed, references, leftovers of an
  * Error, recovery). Writers of one handle are serialised by a process-local lock;
- * readers take no lock.
+ * readers take no lock. Each method that implements a call names that call in the errors it throws
+ * ({@link FabricException#in}): the classes it hands the call to raise an errno and a detail only.
  */
 public final class AddressVectorImpl implements AddressVector
 {
