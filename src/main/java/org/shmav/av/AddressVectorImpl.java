@@ -435,9 +435,16 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void close()
     {
-        if (lifecycle.close(eq))
+        try
         {
-            domain.forget(this);
+            if (lifecycle.close(eq))
+            {
+                domain.forget(this);
+            }
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_close");
         }
     }
 
