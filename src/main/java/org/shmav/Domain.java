@@ -210,19 +210,7 @@ public final class Domain implements AutoCloseable
      */
     public boolean unlinkAv(final String name)
     {
-        try
-        {
-            return impl.unlinkAv(name);
-        }
-        catch (final FabricException e)
-        {
-            if (e.call().equals("fi_av_unlink"))
-            {
-                throw e;
-            }
-            // the lock file's checks, shared with fi_av_open, name that call: report the call the user made
-            throw new FabricException("fi_av_unlink", e.errno(), e.detail(), e.getCause());
-        }
+        return impl.unlinkAv(name);
     }
 
     /** {@code fi_close}: FI_EBUSY while AVs, event queues or endpoints of the domain are open. */

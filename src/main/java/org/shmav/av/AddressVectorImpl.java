@@ -31,7 +31,8 @@ import org.shmav.slots.SlotTable;
  * region, and a private AV's growth), and, for failures of this process or others, {@link AvFaults}
  * (a file cut short or replaced) and {@link AvLifecycle} (open or closed, references, leftovers of an
  * Error, recovery). Writers of one handle are serialised by a process-local lock;
- * readers take no lock.
+ * readers take no lock. Each method that implements a call names that call in the errors it throws
+ * ({@link FabricException#in}): the classes it hands the call to raise an errno and a detail only.
  */
 public final class AddressVectorImpl implements AddressVector
 {
@@ -112,7 +113,15 @@ public final class AddressVectorImpl implements AddressVector
             return attr;
         }
         // a named AV's capacity is what it is now, grown by any process; a closed handle keeps its last view
-        final long capacity = (lifecycle.isClosed() ? regions.current() : regions.follow("fi_av_attr")).layout().capacity();
+        final long capacity;
+        try
+        {
+            capacity = (lifecycle.isClosed() ? regions.current() : regions.follow()).layout().capacity();
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_attr");
+        }
         AvAttr r = reported;
         if (r.count() != capacity)
         {
@@ -151,40 +160,70 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public int insert(final ByteBuffer addrs, final int count, final long[] fiAddr, final long flags, final Object ctx)
     {
-        faults.checkHealthy("fi_av_insert");
         try
         {
+            faults.checkHealthy();
             return inserter.insert(addrs, count, fiAddr, flags, ctx);
         }
         catch (final InternalError | FabricException e)
         {
-            throw faults.fault("fi_av_insert", e);
+            throw faults.fault(e).in("fi_av_insert");
         }
     }
 
     @Override
     public int insert(final String[] addrs, final long[] fiAddr, final long flags, final Object ctx)
     {
-        return faults.guarded("fi_av_insert", () -> inserter.insert(addrs, fiAddr, flags, ctx));
+        try
+        {
+            faults.checkHealthy();
+            return inserter.insert(addrs, fiAddr, flags, ctx);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("fi_av_insert");
+        }
     }
 
     @Override
     public int insertSvc(final String node, final String service, final long[] fiAddr, final long flags, final Object ctx)
     {
-        return services.insertSvc(node, service, fiAddr, flags, ctx);
+        try
+        {
+            return services.insertSvc(node, service, fiAddr, flags, ctx);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_insertsvc");
+        }
     }
 
     @Override
     public int insertSym(final String node, final int nodeCnt, final String service, final int svcCnt,
         final long[] fiAddr, final long flags, final Object ctx)
     {
-        return services.insertSym(node, nodeCnt, service, svcCnt, fiAddr, flags, ctx);
+        try
+        {
+            return services.insertSym(node, nodeCnt, service, svcCnt, fiAddr, flags, ctx);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_insertsym");
+        }
     }
 
     @Override
     public long insertAt(final long index, final ByteBuffer addr)
     {
-        return faults.guarded("shmav_av_insert_at", () -> inserter.insertAt(index, addr));
+        try
+        {
+            faults.checkHealthy();
+            return inserter.insertAt(index, addr);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("shmav_av_insert_at");
+        }
     }
 
     // ---------------------------------------------------------------- remove, lookup (AvEntryUpdates, AvLookup)
@@ -192,28 +231,28 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void remove(final long[] fiAddr, final int count, final long flags)
     {
-        faults.checkHealthy("fi_av_remove");
         try
         {
+            faults.checkHealthy();
             updates.remove(fiAddr, count, flags);
         }
         catch (final InternalError | FabricException e)
         {
-            throw faults.fault("fi_av_remove", e);
+            throw faults.fault(e).in("fi_av_remove");
         }
     }
 
     @Override
     public int lookup(final long fiAddr, final ByteBuffer addr)
     {
-        faults.checkHealthy("fi_av_lookup");
         try
         {
+            faults.checkHealthy();
             return lookups.lookup(fiAddr, addr);
         }
         catch (final InternalError | FabricException e)
         {
-            throw faults.fault("fi_av_lookup", e);
+            throw faults.fault(e).in("fi_av_lookup");
         }
     }
 
@@ -232,14 +271,14 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public long reverseLookup(final ByteBuffer addr)
     {
-        faults.checkHealthy("shmav_av_reverse_lookup");
         try
         {
+            faults.checkHealthy();
             return lookups.reverseLookup(addr);
         }
         catch (final InternalError | FabricException e)
         {
-            throw faults.fault("shmav_av_reverse_lookup", e);
+            throw faults.fault(e).in("shmav_av_reverse_lookup");
         }
     }
 
@@ -248,15 +287,22 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void bind(final EventQueue queue, final long flags)
     {
-        final EventQueueImpl checked = AvCallChecks.checkBind(this, queue, flags);
-        synchronized (this)
+        try
         {
-            if (eq != null)
+            final EventQueueImpl checked = AvCallChecks.checkBind(this, queue, flags);
+            synchronized (this)
             {
-                throw invalid("fi_av_bind", "an event queue is already bound");
+                if (eq != null)
+                {
+                    throw invalid("an event queue is already bound");
+                }
+                checked.retain();
+                eq = checked;
             }
-            checked.retain();
-            eq = checked;
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_bind");
         }
     }
 
@@ -269,13 +315,29 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public long insertAuthKey(final ByteBuffer authKey, final long flags)
     {
-        return faults.guarded("fi_av_insert_auth_key", () -> authKeys.insert(authKey, flags));
+        try
+        {
+            faults.checkHealthy();
+            return authKeys.insert(authKey, flags);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("fi_av_insert_auth_key");
+        }
     }
 
     @Override
     public int lookupAuthKey(final long fiAddr, final ByteBuffer authKey)
     {
-        return faults.guarded("fi_av_lookup_auth_key", () -> authKeys.lookup(fiAddr, authKey));
+        try
+        {
+            faults.checkHealthy();
+            return authKeys.lookup(fiAddr, authKey);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("fi_av_lookup_auth_key");
+        }
     }
 
     /** Handles of every valid auth key: what an endpoint is configured with when enabled. */
@@ -287,13 +349,29 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void setUserId(final long fiAddr, final long userId, final long flags)
     {
-        faults.guarded("fi_av_set_user_id", () -> { updates.setUserId(fiAddr, userId, flags); return null; });
+        try
+        {
+            faults.checkHealthy();
+            updates.setUserId(fiAddr, userId, flags);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("fi_av_set_user_id");
+        }
     }
 
     @Override
     public long userId(final long fiAddr)
     {
-        return faults.guarded("fi_av_user_id", () -> lookups.userId(fiAddr));
+        try
+        {
+            faults.checkHealthy();
+            return lookups.userId(fiAddr);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("fi_av_user_id");
+        }
     }
 
     // ---------------------------------------------------------------- sets, references, lifecycle
@@ -301,14 +379,21 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public AvSet openSet(final AvSetAttr setAttr)
     {
-        checkOpen("fi_av_set");
-        return faults.guarded("fi_av_set", () -> new AvSetImpl(this, setAttr));
+        try
+        {
+            checkOpen();
+            return new AvSetImpl(this, setAttr);
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("fi_av_set");
+        }
     }
 
     /** True when {@code fiAddr} names a valid entry now. */
     public boolean isValid(final long fiAddr)
     {
-        return faults.guarded("fi_av_lookup", () -> lookups.isValid(fiAddr));
+        return faults.guarded(() -> lookups.isValid(fiAddr));
     }
 
     /**
@@ -317,19 +402,19 @@ public final class AddressVectorImpl implements AddressVector
      */
     public long canonical(final long fiAddr)
     {
-        return faults.guarded("fi_av_lookup", () -> lookups.canonical(fiAddr));
+        return faults.guarded(() -> lookups.canonical(fiAddr));
     }
 
     /** The fi_addr of every valid entry, in index order. */
     public long[] validFiAddrs()
     {
-        return faults.guarded("fi_av_lookup", lookups::validFiAddrs);
+        return faults.guarded(lookups::validFiAddrs);
     }
 
     /** Takes a reference that makes {@link #close()} fail with FI_EBUSY until released. */
-    void retain(final String call)
+    void retain()
     {
-        lifecycle.retain(call);
+        lifecycle.retain();
     }
 
     void release()
@@ -350,31 +435,49 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public void close()
     {
-        if (lifecycle.close(eq))
+        try
         {
-            domain.forget(this);
+            if (lifecycle.close(eq))
+            {
+                domain.forget(this);
+            }
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_close");
         }
     }
 
     @Override
     public long count()
     {
-        checkOpen("shmav_av_count");
-        return faults.guarded("shmav_av_count", () ->
+        try
         {
+            checkOpen();
             long count = regions.current().table().count();
             while (count == SlotTable.STALE_VIEW) // a journal names a slot of a growth not mapped yet
             {
-                count = regions.follow("shmav_av_count").table().count();
+                count = regions.follow().table().count();
             }
             return count;
-        });
+        }
+        catch (final InternalError | FabricException e)
+        {
+            throw faults.fault(e).in("shmav_av_count");
+        }
     }
 
     @Override
     public boolean awaitCount(final long n, final Duration timeout)
     {
-        return lookups.awaitCount(n, timeout);
+        try
+        {
+            return lookups.awaitCount(n, timeout);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("shmav_av_await_count");
+        }
     }
 
     /** See {@link AvLifecycle#leftoverOperations}. */
@@ -392,7 +495,14 @@ public final class AddressVectorImpl implements AddressVector
     @Override
     public int recover()
     {
-        return lifecycle.recover();
+        try
+        {
+            return lifecycle.recover();
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("shmav_av_recover");
+        }
     }
 
     @Override
@@ -433,7 +543,7 @@ public final class AddressVectorImpl implements AddressVector
     /** {@code index}, when the AV grew to hold it since this handle's view was taken; else -1. */
     long followingIndex(final long index)
     {
-        return index >= 0 && index < regions.follow("fi_av_lookup").layout().capacity() ? index : -1;
+        return index >= 0 && index < regions.follow().layout().capacity() ? index : -1;
     }
 
     boolean isClosed()
@@ -441,13 +551,13 @@ public final class AddressVectorImpl implements AddressVector
         return lifecycle.isClosed();
     }
 
-    void checkOpen(final String call)
+    void checkOpen()
     {
-        lifecycle.checkOpen(call);
+        lifecycle.checkOpen();
     }
 
-    void checkWritable(final String call)
+    void checkWritable()
     {
-        lifecycle.checkWritable(call);
+        lifecycle.checkWritable();
     }
 }

@@ -36,17 +36,17 @@ final class AvAuthKeys
     /** {@code fi_av_insert_auth_key}: the new key's handle; FI_ENOSPC when every entry is in use. */
     long insert(final ByteBuffer authKey, final long flags)
     {
-        av.checkOpen("fi_av_insert_auth_key");
-        av.checkWritable("fi_av_insert_auth_key");
-        checkEnabled("fi_av_insert_auth_key");
+        av.checkOpen();
+        av.checkWritable();
+        checkEnabled();
         if (flags != 0)
         {
-            throw invalid("fi_av_insert_auth_key", "flags=0x" + Long.toHexString(flags) + " must be 0");
+            throw invalid("flags=0x" + Long.toHexString(flags) + " must be 0");
         }
         final int size = regions.current().authKeys().keySize();
         if (authKey == null || authKey.remaining() != size)
         {
-            throw invalid("fi_av_insert_auth_key", "the key must be exactly authKeySize=" + size + " bytes");
+            throw invalid("the key must be exactly authKeySize=" + size + " bytes");
         }
         writeLock.lock();
         try
@@ -56,17 +56,17 @@ final class AvAuthKeys
             final long index = region.authKeys().insert(region.writer(), authKey);
             if (index == -FiErrno.EOVERFLOW)
             {
-                throw new FabricException("fi_av_insert_auth_key", FiErrno.EOVERFLOW, "the key holds every " +
+                throw new FabricException(FiErrno.EOVERFLOW, "the key holds every " +
                     "reference it can (2^32 - 1); remove it once first");
             }
             if (index == -FiErrno.EAGAIN)
             {
-                throw new FabricException("fi_av_insert_auth_key", FiErrno.EAGAIN, "another live process kept the " +
+                throw new FabricException(FiErrno.EAGAIN, "another live process kept the " +
                     "auth-key lock, or kept inserting the same key, past the deadline (frozen?); try again");
             }
             if (index < 0)
             {
-                throw new FabricException("fi_av_insert_auth_key", FiErrno.ENOSPC, "all " +
+                throw new FabricException(FiErrno.ENOSPC, "all " +
                     region.authKeys().capacity() + " auth-key entries are in use");
             }
             return FiAddrCodec.authKeyHandle(index);
@@ -80,11 +80,11 @@ final class AvAuthKeys
     /** {@code fi_av_lookup_auth_key} of an auth-key handle or of an entry inserted with FI_AUTH_KEY. */
     int lookup(final long fiAddr, final ByteBuffer authKey)
     {
-        av.checkOpen("fi_av_lookup_auth_key");
-        checkEnabled("fi_av_lookup_auth_key");
+        av.checkOpen();
+        checkEnabled();
         if (authKey == null)
         {
-            throw invalid("fi_av_lookup_auth_key", "authKey is null");
+            throw invalid("authKey is null");
         }
         long keyIndex = indexOf(fiAddr);
         if (keyIndex < 0)
@@ -96,7 +96,7 @@ final class AvAuthKeys
         final int size = keyIndex < 0 ? -1 : regions.current().authKeys().lookup(keyIndex, authKey);
         if (size < 0)
         {
-            throw invalid("fi_av_lookup_auth_key", "0x" + Long.toHexString(fiAddr) +
+            throw invalid("0x" + Long.toHexString(fiAddr) +
                 " is neither an auth-key handle nor an entry inserted with FI_AUTH_KEY");
         }
         return size;
@@ -164,11 +164,11 @@ final class AvAuthKeys
         enabledEndpoints.remove(ep);
     }
 
-    private void checkEnabled(final String call)
+    private void checkEnabled()
     {
         if (!enabled)
         {
-            throw invalid(call, "the domain was not opened with avAuthKey (FI_AV_AUTH_KEY)");
+            throw invalid("the domain was not opened with avAuthKey (FI_AV_AUTH_KEY)");
         }
     }
 }

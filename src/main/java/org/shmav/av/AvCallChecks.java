@@ -28,16 +28,16 @@ final class AvCallChecks
     {
         if (attr == null)
         {
-            throw invalid("fi_av_open", "attr is null");
+            throw invalid("attr is null");
         }
         if (attr.type() == null)
         {
-            throw invalid("fi_av_open", "type is null: use UNSPEC, MAP or TABLE");
+            throw invalid("type is null: use UNSPEC, MAP or TABLE");
         }
         final AvType domainType = domain.attr().avType();
         if (attr.type() != AvType.UNSPEC && domainType != AvType.UNSPEC && attr.type() != domainType)
         {
-            throw invalid("fi_av_open", "type=" + attr.type().fiName() + " differs from the domain's av_type=" +
+            throw invalid("type=" + attr.type().fiName() + " differs from the domain's av_type=" +
                 domainType.fiName());
         }
         checkOpenFlags(attr);
@@ -54,16 +54,16 @@ final class AvCallChecks
     {
         if ((attr.flags() & ~OPEN_FLAGS) != 0)
         {
-            throw invalid("fi_av_open", "unknown flags 0x" + Long.toHexString(attr.flags() & ~OPEN_FLAGS) +
+            throw invalid("unknown flags 0x" + Long.toHexString(attr.flags() & ~OPEN_FLAGS) +
                 ": allowed are FI_READ, FI_EVENT, FI_SYMMETRIC, FI_AV_USER_ID");
         }
         if ((attr.flags() & Fi.READ) != 0 && attr.name() == null)
         {
-            throw invalid("fi_av_open", "FI_READ needs a name: a read-only AV must be a named AV that exists");
+            throw invalid("FI_READ needs a name: a read-only AV must be a named AV that exists");
         }
         if ((attr.flags() & Fi.AV_USER_ID) != 0 && (attr.flags() & Fi.SYMMETRIC) != 0)
         {
-            throw invalid("fi_av_open", "FI_AV_USER_ID cannot be combined with FI_SYMMETRIC");
+            throw invalid("FI_AV_USER_ID cannot be combined with FI_SYMMETRIC");
         }
     }
 
@@ -71,58 +71,58 @@ final class AvCallChecks
     {
         if (attr.rxCtxBits() < 0 || attr.rxCtxBits() > AddressVectorImpl.MAX_RX_CTX_BITS)
         {
-            throw invalid("fi_av_open", "rxCtxBits=" + attr.rxCtxBits() + " must be 0.." + AddressVectorImpl.MAX_RX_CTX_BITS);
+            throw invalid("rxCtxBits=" + attr.rxCtxBits() + " must be 0.." + AddressVectorImpl.MAX_RX_CTX_BITS);
         }
         if (attr.count() < 0)
         {
-            throw invalid("fi_av_open", "count=" + attr.count() + " is negative: use 0 (the default) or a positive count");
+            throw invalid("count=" + attr.count() + " is negative: use 0 (the default) or a positive count");
         }
         // A named AV's limit is its file's (NamedAvSize names the largest count that fits); only a private AV
         // is bounded by the slot limit itself.
         if (attr.name() == null && attr.count() > AvFileDescriptor.MAX_CAPACITY)
         {
-            throw invalid("fi_av_open", "count=" + attr.count() + " is more than a private AV can hold: at most " +
+            throw invalid("count=" + attr.count() + " is more than a private AV can hold: at most " +
                 AvFileDescriptor.MAX_CAPACITY + " entries; use a count up to that");
         }
         if (attr.epPerNode() < 0)
         {
-            throw invalid("fi_av_open", "epPerNode=" + attr.epPerNode() + " must be >= 0");
+            throw invalid("epPerNode=" + attr.epPerNode() + " must be >= 0");
         }
     }
 
     /** Whole-call checks of every insert variant; returns the FI_SYNC_ERR array (zeroed) or null. */
-    static int[] checkInsert(final AddressVectorImpl av, final String call, final int count, final long[] fiAddr,
+    static int[] checkInsert(final AddressVectorImpl av, final int count, final long[] fiAddr,
         final long flags, final Object ctx)
     {
-        av.checkOpen(call);
-        av.checkWritable(call);
+        av.checkOpen();
+        av.checkWritable();
         if (av.eventMode() && av.boundEq() == null)
         {
-            throw new FabricException(call, FiErrno.ENOEQ, "the AV was opened with FI_EVENT: bind an event queue first");
+            throw new FabricException(FiErrno.ENOEQ, "the AV was opened with FI_EVENT: bind an event queue first");
         }
         if ((flags & ~INSERT_FLAGS) != 0)
         {
-            throw new FabricException(call, FiErrno.EBADFLAGS, "flags 0x" + Long.toHexString(flags & ~INSERT_FLAGS) +
+            throw new FabricException(FiErrno.EBADFLAGS, "flags 0x" + Long.toHexString(flags & ~INSERT_FLAGS) +
                 " are not supported: use FI_MORE, FI_SYNC_ERR, FI_AV_USER_ID, FI_AUTH_KEY");
         }
         if ((flags & Fi.SYNC_ERR) != 0 && av.boundEq() != null)
         {
-            throw new FabricException(call, FiErrno.EBADFLAGS, "FI_SYNC_ERR applies to synchronous inserts only (FI_EVENT is set)");
+            throw new FabricException(FiErrno.EBADFLAGS, "FI_SYNC_ERR applies to synchronous inserts only (FI_EVENT is set)");
         }
         if (count < 0)
         {
-            throw invalid(call, "count=" + count + " must be >= 0");
+            throw invalid("count=" + count + " must be >= 0");
         }
         if (fiAddr != null && fiAddr.length < count)
         {
-            throw invalid(call, "fiAddr has " + fiAddr.length + " elements, fewer than count=" + count);
+            throw invalid("fiAddr has " + fiAddr.length + " elements, fewer than count=" + count);
         }
-        checkInsertPerAddressFlags(av, call, fiAddr, flags);
-        return (flags & Fi.SYNC_ERR) == 0 ? null : syncErrArray(call, count, ctx);
+        checkInsertPerAddressFlags(av, fiAddr, flags);
+        return (flags & Fi.SYNC_ERR) == 0 ? null : syncErrArray(count, ctx);
     }
 
     /** FI_AV_USER_ID and FI_AUTH_KEY on an insert: both take their per-address values from fiAddr. */
-    private static void checkInsertPerAddressFlags(final AddressVectorImpl av, final String call, final long[] fiAddr,
+    private static void checkInsertPerAddressFlags(final AddressVectorImpl av, final long[] fiAddr,
         final long flags)
     {
         final boolean avAuthKey = av.domain().attr().avAuthKey();
@@ -130,33 +130,33 @@ final class AvCallChecks
         {
             if (av.userIdMode() || avAuthKey)
             {
-                throw invalid(call, "per-insert FI_AV_USER_ID is not allowed on an AV opened with FI_AV_USER_ID " +
+                throw invalid("per-insert FI_AV_USER_ID is not allowed on an AV opened with FI_AV_USER_ID " +
                     "or a domain with avAuthKey: use setUserId");
             }
             if (fiAddr == null)
             {
-                throw invalid(call, "FI_AV_USER_ID needs fiAddr carrying the user ids");
+                throw invalid("FI_AV_USER_ID needs fiAddr carrying the user ids");
             }
         }
         if ((flags & Fi.AUTH_KEY) != 0)
         {
             if (!avAuthKey)
             {
-                throw invalid(call, "FI_AUTH_KEY needs a domain opened with avAuthKey");
+                throw invalid("FI_AUTH_KEY needs a domain opened with avAuthKey");
             }
             if (fiAddr == null || (flags & Fi.AV_USER_ID) != 0)
             {
-                throw invalid(call, "FI_AUTH_KEY needs fiAddr carrying the auth-key handles (and no FI_AV_USER_ID)");
+                throw invalid("FI_AUTH_KEY needs fiAddr carrying the auth-key handles (and no FI_AV_USER_ID)");
             }
         }
     }
 
     /** The FI_SYNC_ERR context: an int[] of at least {@code count} elements, its first {@code count} zeroed. */
-    private static int[] syncErrArray(final String call, final int count, final Object ctx)
+    private static int[] syncErrArray(final int count, final Object ctx)
     {
         if (!(ctx instanceof int[]) || ((int[])ctx).length < count)
         {
-            throw invalid(call, "FI_SYNC_ERR needs an int[] context of at least count=" + count + " elements");
+            throw invalid("FI_SYNC_ERR needs an int[] context of at least count=" + count + " elements");
         }
         final int[] syncErr = (int[])ctx;
         java.util.Arrays.fill(syncErr, 0, count, 0);
@@ -166,19 +166,19 @@ final class AvCallChecks
     /** fi_av_bind's rules up to "already bound", which the caller checks under its monitor. */
     static EventQueueImpl checkBind(final AddressVectorImpl av, final EventQueue queue, final long flags)
     {
-        av.checkOpen("fi_av_bind");
+        av.checkOpen();
         if (flags != 0)
         {
-            throw invalid("fi_av_bind", "flags=0x" + Long.toHexString(flags) + " must be 0");
+            throw invalid("flags=0x" + Long.toHexString(flags) + " must be 0");
         }
         if (!(queue instanceof EventQueueImpl) || ((EventQueueImpl)queue).domain() != av.domain() ||
             ((EventQueueImpl)queue).isClosed())
         {
-            throw invalid("fi_av_bind", "not an open event queue of this AV's domain");
+            throw invalid("not an open event queue of this AV's domain");
         }
         if (!av.eventMode())
         {
-            throw invalid("fi_av_bind", "the AV was not opened with FI_EVENT");
+            throw invalid("the AV was not opened with FI_EVENT");
         }
         return (EventQueueImpl)queue;
     }
@@ -188,11 +188,11 @@ final class AvCallChecks
     {
         if ((flags & ~Fi.AUTH_KEY) != 0)
         {
-            throw invalid("fi_av_remove", "flags 0x" + Long.toHexString(flags) + ": only FI_AUTH_KEY is allowed");
+            throw invalid("flags 0x" + Long.toHexString(flags) + ": only FI_AUTH_KEY is allowed");
         }
         if (fiAddr == null || count < 0 || count > fiAddr.length)
         {
-            throw invalid("fi_av_remove", "fiAddr must hold count=" + count + " elements");
+            throw invalid("fiAddr must hold count=" + count + " elements");
         }
     }
 
@@ -201,17 +201,17 @@ final class AvCallChecks
     {
         if (!userIdMode)
         {
-            throw invalid("fi_av_set_user_id", "the AV was not opened with FI_AV_USER_ID");
+            throw invalid("the AV was not opened with FI_AV_USER_ID");
         }
         if ((flags & ~Fi.AUTH_KEY) != 0)
         {
-            throw invalid("fi_av_set_user_id", "flags 0x" + Long.toHexString(flags) + ": only FI_AUTH_KEY is allowed");
+            throw invalid("flags 0x" + Long.toHexString(flags) + ": only FI_AUTH_KEY is allowed");
         }
     }
 
-    /** An FI_EINVAL failure of {@code call}. */
-    static FabricException invalid(final String call, final String detail)
+    /** An FI_EINVAL failure; the call that reached the check adds its name ({@link FabricException#in}). */
+    static FabricException invalid(final String detail)
     {
-        return new FabricException(call, FiErrno.EINVAL, detail);
+        return new FabricException(FiErrno.EINVAL, detail);
     }
 }

@@ -32,8 +32,8 @@ final class AvEntryUpdates
     /** {@code fi_av_remove}: FI_EBUSY for auth keys in use, else FI_EINVAL naming the first bad fi_addr. */
     void remove(final long[] fiAddr, final int count, final long flags)
     {
-        av.checkOpen("fi_av_remove");
-        av.checkWritable("fi_av_remove");
+        av.checkOpen();
+        av.checkWritable();
         AvCallChecks.checkRemove(fiAddr, count, flags);
         int invalid = 0;
         int busy = 0;
@@ -75,19 +75,19 @@ final class AvEntryUpdates
         }
         if (busy > 0)
         {
-            throw new FabricException("fi_av_remove", FiErrno.EBUSY, busy + " auth key(s) are in use by enabled " +
+            throw new FabricException(FiErrno.EBUSY, busy + " auth key(s) are in use by enabled " +
                 "endpoints: close them first");
         }
         if (again > 0)
         {
-            throw new FabricException("fi_av_remove", FiErrno.EAGAIN, again + " of " + count + " fi_addr values were " +
+            throw new FabricException(FiErrno.EAGAIN, again + " of " + count + " fi_addr values were " +
                 "not removed: another live process kept the index busy past the call's deadline (stopped, or very " +
                 "slow)" + (invalid > 0 ? "; " + invalid + " were unset, removed or out of range" : "") +
                 "; the others were removed: remove those again");
         }
         if (invalid > 0)
         {
-            throw invalid("fi_av_remove", invalid + " of " + count + " fi_addr values were unset, removed or out of " +
+            throw invalid(invalid + " of " + count + " fi_addr values were unset, removed or out of " +
                 "range (first: 0x" + Long.toHexString(firstBad) + "); the others were removed");
         }
     }
@@ -103,7 +103,7 @@ final class AvEntryUpdates
             {
                 return result;
             }
-            regions.follow("fi_av_remove");
+            regions.follow();
         }
     }
 
@@ -121,7 +121,7 @@ final class AvEntryUpdates
                 {
                     return result;
                 }
-                regions.follow("fi_av_set_user_id");
+                regions.follow();
             }
         }
         finally
@@ -133,8 +133,8 @@ final class AvEntryUpdates
     /** {@code fi_av_set_user_id} of an entry, or with FI_AUTH_KEY of an auth key. */
     void setUserId(final long fiAddr, final long userId, final long flags)
     {
-        av.checkOpen("fi_av_set_user_id");
-        av.checkWritable("fi_av_set_user_id");
+        av.checkOpen();
+        av.checkWritable();
         AvCallChecks.checkSetUserId(av.userIdMode(), flags);
         final int result;
         if ((flags & Fi.AUTH_KEY) != 0)
@@ -148,12 +148,12 @@ final class AvEntryUpdates
         }
         if (result == -FiErrno.EOVERFLOW)
         {
-            throw new FabricException("fi_av_set_user_id", FiErrno.EOVERFLOW,
+            throw new FabricException(FiErrno.EOVERFLOW,
                 "the entry holds every reference it can; remove it once first");
         }
         if (result != 0)
         {
-            throw invalid("fi_av_set_user_id", "0x" + Long.toHexString(fiAddr) + " is not a valid " +
+            throw invalid("0x" + Long.toHexString(fiAddr) + " is not a valid " +
                 ((flags & Fi.AUTH_KEY) != 0 ? "auth-key handle" : "fi_addr"));
         }
     }

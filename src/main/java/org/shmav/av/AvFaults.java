@@ -25,24 +25,24 @@ final class AvFaults
         this.health = health;
     }
 
-    /** FI_EIO, as {@code call}, once this handle found its file truncated or replaced. */
-    void checkHealthy(final String call)
+    /** FI_EIO once this handle found its file truncated or replaced; the call adds its name. */
+    void checkHealthy()
     {
         final FabricException b = broken;
         if (b != null)
         {
-            throw brokenFor(call, b);
+            throw copyOf(b);
         }
     }
 
-    /** Out of line: keeps {@link #checkHealthy} small enough for every call to inline. */
-    private static FabricException brokenFor(final String call, final FabricException b)
+    /** Out of line: keeps {@link #checkHealthy} small enough for every call to inline. A copy: each call names its own. */
+    private static FabricException copyOf(final FabricException b)
     {
-        return new FabricException(call, b.errno(), b.detail());
+        return new FabricException(b.errno(), b.detail());
     }
 
     /** Before a call changes a named AV: a truncated file faults here, in a read, not in an atomic update. */
-    void probe(final String call)
+    void probe()
     {
         if (health != null)
         {
@@ -52,7 +52,7 @@ final class AvFaults
             }
             catch (final InternalError e)
             {
-                throw fault(call, e);
+                throw fault(e);
             }
         }
     }
@@ -61,7 +61,7 @@ final class AvFaults
      * False when the file is broken (or found so now), so that closing the handle closes the file
      * without writing through pages that may be gone; true for a private AV.
      */
-    boolean intact(final String call)
+    boolean intact()
     {
         if (broken != null)
         {
@@ -69,7 +69,7 @@ final class AvFaults
         }
         try
         {
-            probe(call);
+            probe();
             return true;
         }
         catch (final FabricException | InternalError e)
@@ -78,42 +78,46 @@ final class AvFaults
         }
     }
 
-    /** {@code op}, with its failures handled as {@link #fault} says; for calls off the hot paths (it may allocate). */
-    <T> T guarded(final String call, final Supplier<T> op)
+    /**
+     * {@code op}, with its failures handled as {@link #fault} says; for calls off the hot paths (it may
+     * allocate). The caller names its call in what it throws.
+     */
+    <T> T guarded(final Supplier<T> op)
     {
-        checkHealthy(call);
+        checkHealthy();
         try
         {
             return op.get();
         }
         catch (final InternalError | FabricException e)
         {
-            throw fault(call, e);
+            throw fault(e);
         }
     }
 
     /**
-     * A failure {@code e} inside {@code call}: FI_EIO naming the cause when the file was truncated or
-     * replaced (and this handle is broken from now on); otherwise {@code e} itself, rethrown.
+     * A failure {@code e} inside a call: FI_EIO naming the cause when the file was truncated or replaced
+     * (and this handle is broken from now on); otherwise {@code e} itself. An {@link Error} that the file
+     * does not explain is rethrown here. The call adds its name to what it throws ({@link FabricException#in}).
      */
-    RuntimeException fault(final String call, final Throwable e)
+    FabricException fault(final Throwable e)
     {
         final FabricException b = broken;
         if (b != null)
         {
-            return new FabricException(call, b.errno(), b.detail());
+            return copyOf(b);
         }
         final boolean fileMayBeAtFault = e instanceof InternalError || ((FabricException)e).errno() == FiErrno.EIO;
-        final FabricException found = health != null && fileMayBeAtFault ? health.diagnose(call, regions.current()) : null;
+        final FabricException found = health != null && fileMayBeAtFault ? health.diagnose(regions.current()) : null;
         if (found == null)
         {
             if (e instanceof Error error)
             {
                 throw error;
             }
-            return (RuntimeException)e;
+            return (FabricException)e;
         }
         broken = found;
-        return found;
+        return copyOf(found);
     }
 }

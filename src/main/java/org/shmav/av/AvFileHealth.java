@@ -78,57 +78,57 @@ final class AvFileHealth
      * FI_EIO saying what is wrong with the file behind {@code region}, or null when the file looks as
      * this handle opened it (then the failure has another cause and is rethrown as it is).
      */
-    FabricException diagnose(final String call, final Region region)
+    FabricException diagnose(final Region region)
     {
         final long published = region.layout().fileLength();
         final long size = size(region);
         final Object keyNow = fileKey(file);
         if (size >= 0 && size < published)
         {
-            return failure(call, "the AV file " + file + " is " + size + " bytes, shorter than the " + published +
+            return failure("the AV file " + file + " is " + size + " bytes, shorter than the " + published +
                 " bytes its header published: it was truncated under this process (truncate, or a cp over it)");
         }
         if (keyNow == null || !keyNow.equals(fileKey))
         {
-            return failure(call, keyNow == null ? "the AV file " + file + " is gone: it was removed while this " +
+            return failure(keyNow == null ? "the AV file " + file + " is gone: it was removed while this " +
                 "handle had it open" : "the path " + file + " is another file now (this handle maps the file that " +
                 "was there at open): the AV was removed and created again, or a file was moved or copied over it");
         }
         try
         {
-            return changed(call, region);
+            return changed(region);
         }
         catch (final InternalError e)
         {
-            return failure(call, "the AV file " + file + " faulted while this process read it: it is being truncated " +
+            return failure("the AV file " + file + " faulted while this process read it: it is being truncated " +
                 "or rewritten under this process (truncate, or a cp over it)");
         }
     }
 
     /** FI_EIO when the file's header or its change counter are not what this handle opened; else null. */
-    private FabricException changed(final String call, final Region region)
+    private FabricException changed(final Region region)
     {
         final long created = region.memory().getLong(CREATED_MILLIS_OFFSET);
         final long pid = region.memory().getLong(CREATOR_PID_OFFSET);
         if (created != createdMillis || pid != creatorPid)
         {
-            return failure(call, "the AV file " + file + " holds another AV now (created at " + created + " ms by pid " +
+            return failure("the AV file " + file + " holds another AV now (created at " + created + " ms by pid " +
                 pid + "; this handle opened the one created at " + createdMillis + " ms by pid " + creatorPid + "): a " +
                 "copy of another AV was written over it");
         }
         final long changes = changes(region);
         if (changes >= 0 && changes < changesAtOpen)
         {
-            return failure(call, "the AV file " + file + " went back in time: its change counter is " + changes +
+            return failure("the AV file " + file + " went back in time: its change counter is " + changes +
                 ", lower than the " + changesAtOpen + " this handle saw at open: a copy of an older state was written " +
                 "over it (cp)");
         }
         return null;
     }
 
-    private FabricException failure(final String call, final String found)
+    private FabricException failure(final String found)
     {
-        return new FabricException(call, FiErrno.EIO, found + ". This handle can no longer use AV '" + name + "' and " +
+        return new FabricException(FiErrno.EIO, found + ". This handle can no longer use AV '" + name + "' and " +
             "every later call on it fails: close it. The processes that share the AV must close it too; then remove " +
             "the file (shmav rm " + name + " --force) and create the AV again");
     }

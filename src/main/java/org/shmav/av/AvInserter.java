@@ -64,10 +64,10 @@ final class AvInserter
     /** {@code fi_av_insert} of {@code count} packed addresses from {@code addrs}' position. */
     int insert(final ByteBuffer addrs, final int count, final long[] fiAddr, final long flags, final Object ctx)
     {
-        final int[] syncErr = AvCallChecks.checkInsert(av, "fi_av_insert", count, fiAddr, flags, ctx);
+        final int[] syncErr = AvCallChecks.checkInsert(av, count, fiAddr, flags, ctx);
         if (count > 0 && addrs == null)
         {
-            throw invalid("fi_av_insert", "addrs is null");
+            throw invalid("addrs is null");
         }
         final int[] offsets = stringOffsetsOrCheckLength(addrs, count);
         final EventQueueImpl queue = av.boundEq();
@@ -77,7 +77,7 @@ final class AvInserter
         try
         {
             regions.startCall();
-            av.checkOpen("fi_av_insert");
+            av.checkOpen();
             try
             {
                 inserted = insertLocked(addrs, count, offsets, fiAddr, flags, ctx, syncErr, events);
@@ -125,7 +125,7 @@ final class AvInserter
             {
                 w.addressesLeft(count - i); // more than one: the claims may take a run of slots
             }
-            final long result = insertOne("fi_av_insert", addrs, off, len, fiAddr, i, flags, prefetch);
+            final long result = insertOne(addrs, off, len, fiAddr, i, flags, prefetch);
             if (result >= 0)
             {
                 inserted++;
@@ -165,14 +165,14 @@ final class AvInserter
         {
             if (count > 1)
             {
-                throw invalid("fi_av_insert", "this AV's addresses have lengths of their own (maxAddrLen=" + addrlen +
+                throw invalid("this AV's addresses have lengths of their own (maxAddrLen=" + addrlen +
                     "), so one call inserts one: count=" + count + " must be 1, the address the buffer's remaining bytes");
             }
             return new int[] {addrs.position(), addrs.limit()}; // its length is checked as the address's own failure
         }
         if (count > 0 && (long)count * addrlen > addrs.remaining())
         {
-            throw invalid("fi_av_insert", "addrs holds " + addrs.remaining() + " bytes, fewer than count=" + count +
+            throw invalid("addrs holds " + addrs.remaining() + " bytes, fewer than count=" + count +
                 " x addrlen=" + addrlen);
         }
         return null;
@@ -188,7 +188,7 @@ final class AvInserter
             final int len = Addresses.strLength(addrs, at, addrs.limit());
             if (len < 0)
             {
-                throw invalid("fi_av_insert", "FI_ADDR_STR address " + i + " has no NUL within " +
+                throw invalid("FI_ADDR_STR address " + i + " has no NUL within " +
                     AddrFormat.MAX_STR_LEN + " bytes or before the buffer's limit");
             }
             at += len;
@@ -202,11 +202,11 @@ final class AvInserter
     {
         if (addrs == null)
         {
-            throw invalid("fi_av_insert", "addrs is null");
+            throw invalid("addrs is null");
         }
         if (format != AddrFormat.ADDR_STR)
         {
-            throw invalid("fi_av_insert", "string addresses need an FI_ADDR_STR domain; this one is " + format.fiName());
+            throw invalid("string addresses need an FI_ADDR_STR domain; this one is " + format.fiName());
         }
         int total = 0;
         final byte[][] utf8 = new byte[addrs.length][];
@@ -228,7 +228,7 @@ final class AvInserter
      * failure). {@code prefetched}: its hash is in {@link #windowHashes} (no FI_AUTH_KEY, so its auth key
      * is -1, as {@code touchBuckets} hashed it).
      */
-    private long insertOne(final String call, final ByteBuffer src, final int off, final int len, final long[] fiAddr,
+    private long insertOne(final ByteBuffer src, final int off, final int len, final long[] fiAddr,
         final int i, final long flags, final boolean prefetched)
     {
         final int invalidAddress = len > addrlen ? FiErrno.EADDRNOTAVAIL : Addresses.validate(format, src, off, len);
@@ -253,7 +253,7 @@ final class AvInserter
             final long result = r.table().insert(r.writer(), src, off, len, authKey, userId, codec.mapArrayBase(r), hash);
             if (result == SlotTable.STALE_VIEW)
             {
-                regions.follow(call); // another process grew the AV: insert into the view that has it all
+                regions.follow(); // another process grew the AV: insert into the view that has it all
                 continue;
             }
             if (result != -FiErrno.ENOSPC)
@@ -262,7 +262,7 @@ final class AvInserter
             }
             if (regions.growable())
             {
-                regions.grow(r.layout().capacity() + 1, call);
+                regions.grow(r.layout().capacity() + 1);
                 continue;
             }
             if (!r.layout().canGrow() || r.writer().hasNoRoomThisCall())
@@ -271,7 +271,7 @@ final class AvInserter
             }
             try
             {
-                regions.growShared(call);
+                regions.growShared();
             }
             catch (final FabricException e)
             {
@@ -289,18 +289,18 @@ final class AvInserter
     /** {@code shmav_av_insert_at}: the address at slot {@code index} (a private AV grows to hold it). */
     long insertAt(final long index, final ByteBuffer addr)
     {
-        av.checkOpen("shmav_av_insert_at");
-        av.checkWritable("shmav_av_insert_at");
+        av.checkOpen();
+        av.checkWritable();
         if (addr == null)
         {
-            throw invalid("shmav_av_insert_at", "addr is null");
+            throw invalid("addr is null");
         }
         final int at = addr.position();
         final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit())
             : varying ? addr.remaining() : addrlen;
         if (len <= 0 || len > addr.remaining() || len > addrlen || Addresses.validate(format, addr, at, len) != 0)
         {
-            throw invalid("shmav_av_insert_at", "not a valid " + format.fiName() + " destination address");
+            throw invalid("not a valid " + format.fiName() + " destination address");
         }
         writeLock.lock();
         try
@@ -316,17 +316,17 @@ final class AvInserter
             while (result == SlotTable.STALE_VIEW);
             if (result == -FiErrno.EADDRINUSE)
             {
-                throw new FabricException("shmav_av_insert_at", FiErrno.EADDRINUSE, "index=" + index +
+                throw new FabricException(FiErrno.EADDRINUSE, "index=" + index +
                     " already holds another address");
             }
             if (result == -FiErrno.EALREADY)
             {
-                throw new FabricException("shmav_av_insert_at", FiErrno.EALREADY, "the address is already at fi_addr " +
+                throw new FabricException(FiErrno.EALREADY, "the address is already at fi_addr " +
                     av.reverseLookup(addr) + ", not at index=" + index);
             }
             if (result < 0)
             {
-                throw new FabricException("shmav_av_insert_at", (int)-result, "index=" + index);
+                throw new FabricException((int)-result, "index=" + index);
             }
             return codec.encode(result);
         }
@@ -342,12 +342,12 @@ final class AvInserter
      */
     private void ensureIndex(final long index)
     {
-        Region r = regions.follow("shmav_av_insert_at");
+        Region r = regions.follow();
         if (!regions.growable())
         {
             while (index >= r.layout().capacity() && r.layout().canGrow() && index < r.layout().maxCapacity())
             {
-                r = regions.growShared("shmav_av_insert_at");
+                r = regions.growShared();
             }
         }
         final long capacity = r.layout().capacity();
@@ -355,10 +355,10 @@ final class AvInserter
         {
             if (!regions.growable() || index < 0 || index >= AvFileDescriptor.MAX_CAPACITY)
             {
-                throw invalid("shmav_av_insert_at", "index=" + index + " is outside 0.." + (capacity - 1) +
+                throw invalid("index=" + index + " is outside 0.." + (capacity - 1) +
                     (regions.growable() ? "" : ", and the AV grows to at most " + r.layout().maxCapacity()));
             }
-            regions.grow(index + 1, "shmav_av_insert_at");
+            regions.grow(index + 1);
         }
     }
 }

@@ -45,34 +45,34 @@ final class AvLifecycle
     }
 
     /** FI_EINVAL once closed; FI_EIO once the file was found truncated or replaced. */
-    void checkOpen(final String call)
+    void checkOpen()
     {
         if (closed)
         {
-            throw invalid(call, "AV is closed");
+            throw invalid("AV is closed");
         }
-        faults.checkHealthy(call);
+        faults.checkHealthy();
     }
 
     /** FI_EPERM for a read-only handle; FI_EBUSY when it got no attacher entry. */
-    void checkWritable(final String call)
+    void checkWritable()
     {
-        faults.probe(call);
+        faults.probe();
         if (readOnly)
         {
-            throw new FabricException(call, FiErrno.EPERM, "the AV '" + name + "' was opened read-only (FI_READ)");
+            throw new FabricException(FiErrno.EPERM, "the AV '" + name + "' was opened read-only (FI_READ)");
         }
         if (regions.current().writer() == null)
         {
-            throw new FabricException(call, FiErrno.EBUSY, "every attacher entry of '" + name +
+            throw new FabricException(FiErrno.EBUSY, "every attacher entry of '" + name +
                 "' belongs to a live process");
         }
     }
 
     /** Takes a reference that makes {@link #close} fail with FI_EBUSY until released. */
-    void retain(final String call)
+    void retain()
     {
-        checkOpen(call);
+        checkOpen();
         refs.incrementAndGet();
     }
 
@@ -143,7 +143,7 @@ final class AvLifecycle
             {
                 return true;
             }
-            final Region r = regions.follow("shmav_av_close");
+            final Region r = regions.follow();
             return r.writer() == null || !r.writer().hasLeftovers() || r.table().giveBackLeftovers(r.writer());
         }
         finally
@@ -155,15 +155,15 @@ final class AvLifecycle
     /** {@code AddressVector.recover}: recovers dead writers' entries and finishes an orphaned migration. */
     int recover()
     {
-        checkOpen("shmav_av_recover");
-        checkWritable("shmav_av_recover");
+        checkOpen();
+        checkWritable();
         writeLock.lock();
         try
         {
             regions.startCall();
-            return faults.guarded("shmav_av_recover", () ->
+            return faults.guarded(() ->
             {
-                final Region r = regions.follow("shmav_av_recover");
+                final Region r = regions.follow();
                 return r.table().recoverDead() + (r.table().finishOrphanedMigration(r.writer()) ? 1 : 0);
             });
         }
@@ -179,7 +179,7 @@ final class AvLifecycle
      */
     private void letGo()
     {
-        if (faults.intact("fi_close"))
+        if (faults.intact())
         {
             regions.current().detach();
         }

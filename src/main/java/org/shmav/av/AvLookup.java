@@ -75,18 +75,18 @@ final class AvLookup
     /** An index past this view: the AV may have grown (the one branch a lookup adds), else -1. */
     private int lookupPastView(final long index, final ByteBuffer addr)
     {
-        final SlotView v = regions.follow("fi_av_lookup").table().view();
+        final SlotView v = regions.follow().table().view();
         return index >= 0 && index < v.capacity() ? v.lookup(index, addr) : -1;
     }
 
     private FabricException refused(final ByteBuffer addr)
     {
-        return invalid("fi_av_lookup", av.isClosed() ? "AV is closed" : "addr is null");
+        return invalid(av.isClosed() ? "AV is closed" : "addr is null");
     }
 
     private static FabricException unset(final long fiAddr)
     {
-        return invalid("fi_av_lookup", "fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
+        return invalid("fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
     }
 
     /** The address {@code fiAddr} names, as text. */
@@ -116,7 +116,7 @@ final class AvLookup
     {
         if (av.isClosed() || addr == null)
         {
-            throw invalid("fi_av_reverse_lookup", av.isClosed() ? "AV is closed" : "addr is null");
+            throw invalid(av.isClosed() ? "AV is closed" : "addr is null");
         }
         final int at = addr.position();
         final int len = format == AddrFormat.ADDR_STR ? Addresses.strLength(addr, at, addr.limit())
@@ -128,7 +128,7 @@ final class AvLookup
         long index = regions.current().table().reverseLookup(addr, at, len, -1L);
         while (index == SlotTable.STALE_VIEW)
         {
-            index = regions.follow("fi_av_reverse_lookup").table().reverseLookup(addr, at, len, -1L);
+            index = regions.follow().table().reverseLookup(addr, at, len, -1L);
         }
         return index < 0 ? Fi.ADDR_NOTAVAIL : codec.encode(index);
     }
@@ -136,12 +136,12 @@ final class AvLookup
     /** {@code fi_av_user_id}: the user id of the entry {@code fiAddr} names. */
     long userId(final long fiAddr)
     {
-        av.checkOpen("fi_av_user_id");
+        av.checkOpen();
         final long index = av.indexOf(fiAddr);
         final long id = index < 0 ? Long.MIN_VALUE : regions.current().table().userId(index);
         if (id == Long.MIN_VALUE)
         {
-            throw invalid("fi_av_user_id", "fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
+            throw invalid("fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
         }
         return id;
     }
@@ -163,7 +163,7 @@ final class AvLookup
     /** The fi_addr of every valid entry, in index order. */
     long[] validFiAddrs()
     {
-        final Region r = regions.follow("fi_av_set");
+        final Region r = regions.follow();
         final long capacity = r.layout().capacity();
         long[] out = new long[(int)Math.min(capacity, 1024)];
         int n = 0;
@@ -191,12 +191,12 @@ final class AvLookup
         {
             if (av.isClosed())
             {
-                throw invalid("shmav_av_await_count", "AV is closed");
+                throw invalid("AV is closed");
             }
             if (System.nanoTime() - deadline >= 0)
             {
                 final String name = av.attr().name();
-                throw new FabricException("shmav_av_await_count", FiErrno.ETIMEDOUT, "count " + count + " of " + n +
+                throw new FabricException(FiErrno.ETIMEDOUT, "count " + count + " of " + n +
                     " after " + timeout.toMillis() + " ms" + (name != null ? " in AV '" + name + "'" : ""));
             }
             idle.idle();

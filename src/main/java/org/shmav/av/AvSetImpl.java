@@ -52,7 +52,7 @@ final class AvSetImpl implements AvSet
         {
             append(m);
         }
-        av.retain("fi_av_set");
+        av.retain();
     }
 
     // ---------------------------------------------------------------- fi_av_set attribute rules
@@ -64,7 +64,7 @@ final class AvSetImpl implements AvSet
         final boolean hasStart = attr.startAddr() != Fi.ADDR_NOTAVAIL;
         if (hasStart != (attr.endAddr() != Fi.ADDR_NOTAVAIL))
         {
-            throw invalid("fi_av_set", "start_addr=" + hex(attr.startAddr()) + " end_addr=" + hex(attr.endAddr()) +
+            throw invalid("start_addr=" + hex(attr.startAddr()) + " end_addr=" + hex(attr.endAddr()) +
                 ": give both or neither (FI_ADDR_NOTAVAIL)");
         }
         if (hasStart)
@@ -73,7 +73,7 @@ final class AvSetImpl implements AvSet
         }
         if (Long.compareUnsigned(attr.stride(), 1) > 0)
         {
-            throw invalid("fi_av_set", "stride=" + Long.toUnsignedString(attr.stride()) + " without a range");
+            throw invalid("stride=" + Long.toUnsignedString(attr.stride()) + " without a range");
         }
         if ((attr.flags() & Fi.UNIVERSE) == 0)
         {
@@ -82,7 +82,7 @@ final class AvSetImpl implements AvSet
         final long[] universe = av.validFiAddrs();
         if (attr.count() > 0 && universe.length > attr.count())
         {
-            throw invalid("fi_av_set", "FI_UNIVERSE has " + universe.length + " entries, more than count=" +
+            throw invalid("FI_UNIVERSE has " + universe.length + " entries, more than count=" +
                 attr.count());
         }
         return universe;
@@ -92,21 +92,21 @@ final class AvSetImpl implements AvSet
     {
         if (attr == null)
         {
-            throw invalid("fi_av_set", "attr is null");
+            throw invalid("attr is null");
         }
         if ((attr.flags() & ~SET_FLAGS) != 0)
         {
-            throw invalid("fi_av_set", "unknown flags " + hex(attr.flags() & ~SET_FLAGS) +
+            throw invalid("unknown flags " + hex(attr.flags() & ~SET_FLAGS) +
                 ": allowed are FI_UNIVERSE and FI_BARRIER_SET .. FI_GATHER_SET");
         }
         if (attr.count() < 0)
         {
-            throw invalid("fi_av_set", "count=" + attr.count() + " must be >= 0");
+            throw invalid("count=" + attr.count() + " must be >= 0");
         }
         final byte[] key = attr.commKey();
         if (key != null && key.length != 0 && key.length != COMM_KEY_SIZE)
         {
-            throw invalid("fi_av_set", "comm_key_size=" + key.length + ": must be 0 or " + COMM_KEY_SIZE);
+            throw invalid("comm_key_size=" + key.length + ": must be 0 or " + COMM_KEY_SIZE);
         }
     }
 
@@ -118,21 +118,21 @@ final class AvSetImpl implements AvSet
         final String range = "start_addr=" + start + " end_addr=" + end;
         if (av.type() != AvType.TABLE)
         {
-            throw invalid("fi_av_set", range + ": a range needs an FI_AV_TABLE AV, this one is " + av.type().fiName());
+            throw invalid(range + ": a range needs an FI_AV_TABLE AV, this one is " + av.type().fiName());
         }
         if ((attr.flags() & Fi.UNIVERSE) != 0 || hasCommKey(attr))
         {
-            throw invalid("fi_av_set", range + ": a range cannot be combined with FI_UNIVERSE or a comm key");
+            throw invalid(range + ": a range cannot be combined with FI_UNIVERSE or a comm key");
         }
         if (Long.compareUnsigned(start, end) > 0)
         {
-            throw invalid("fi_av_set", range + ": start after end");
+            throw invalid(range + ": start after end");
         }
         final long stride = attr.stride() == 0 ? 1 : attr.stride();
         final long rangeSize = Long.divideUnsigned(end - start, stride) + 1; // end < 2^64 - 1: no wrap to 0
         if (attr.count() > 0 && Long.compareUnsigned(rangeSize, attr.count()) > 0)
         {
-            throw invalid("fi_av_set", range + " stride=" + Long.toUnsignedString(stride) + " spans " +
+            throw invalid(range + " stride=" + Long.toUnsignedString(stride) + " spans " +
                 Long.toUnsignedString(rangeSize) + " addresses, more than count=" + attr.count());
         }
         final long[] valid = av.validFiAddrs();
@@ -159,101 +159,157 @@ final class AvSetImpl implements AvSet
     @Override
     public void union(final AvSet src)
     {
-        final AvSetImpl s = source("fi_av_set_union", src);
-        int missing = 0;
-        for (int i = 0; i < s.size; i++)
+        try
         {
-            missing += index.contains(s.members[i]) ? 0 : 1;
-        }
-        if (maxMembers > 0 && size + missing > maxMembers)
-        {
-            throw new FabricException("fi_av_set_union", FiErrno.ENOMEM, "members=" + size + " + missing=" + missing +
-                " exceeds count=" + maxMembers + "; the set is unchanged");
-        }
-        ensureCapacity(size + missing);
-        final long[] from = s.members;
-        final int n = s.size;
-        for (int i = 0; i < n && missing > 0; i++)
-        {
-            if (!index.contains(from[i]))
+            final AvSetImpl s = source(src);
+            int missing = 0;
+            for (int i = 0; i < s.size; i++)
             {
-                append(from[i]);
-                missing--;
+                missing += index.contains(s.members[i]) ? 0 : 1;
             }
+            if (maxMembers > 0 && size + missing > maxMembers)
+            {
+                throw new FabricException(FiErrno.ENOMEM, "members=" + size + " + missing=" + missing +
+                    " exceeds count=" + maxMembers + "; the set is unchanged");
+            }
+            ensureCapacity(size + missing);
+            final long[] from = s.members;
+            final int n = s.size;
+            for (int i = 0; i < n && missing > 0; i++)
+            {
+                if (!index.contains(from[i]))
+                {
+                    append(from[i]);
+                    missing--;
+                }
+            }
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_set_union");
         }
     }
 
     @Override
     public void intersect(final AvSet src)
     {
-        keepWhere(source("fi_av_set_intersect", src).index, true);
+        try
+        {
+            keepWhere(source(src).index, true);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_set_intersect");
+        }
     }
 
     @Override
     public void diff(final AvSet src)
     {
-        keepWhere(source("fi_av_set_diff", src).index, false);
+        try
+        {
+            keepWhere(source(src).index, false);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_set_diff");
+        }
     }
 
     @Override
     public void insert(final long addr)
     {
-        checkOpen("fi_av_set_insert");
-        final long fiAddr = av.canonical(addr); // rx-context or group bits: the same member
-        if (!av.isValid(fiAddr))
+        try
         {
-            throw invalid("fi_av_set_insert", "fi_addr=" + hex(fiAddr) + " is not a valid entry of the AV");
+            checkOpen();
+            final long fiAddr = av.canonical(addr); // rx-context or group bits: the same member
+            if (!av.isValid(fiAddr))
+            {
+                throw invalid("fi_addr=" + hex(fiAddr) + " is not a valid entry of the AV");
+            }
+            if (index.contains(fiAddr))
+            {
+                throw invalid("fi_addr=" + hex(fiAddr) + " is already a member");
+            }
+            if (maxMembers > 0 && size >= maxMembers)
+            {
+                throw new FabricException(FiErrno.ENOMEM, "the set is full: count=" + maxMembers);
+            }
+            ensureCapacity(size + 1);
+            append(fiAddr);
         }
-        if (index.contains(fiAddr))
+        catch (final FabricException e)
         {
-            throw invalid("fi_av_set_insert", "fi_addr=" + hex(fiAddr) + " is already a member");
+            throw e.in("fi_av_set_insert");
         }
-        if (maxMembers > 0 && size >= maxMembers)
-        {
-            throw new FabricException("fi_av_set_insert", FiErrno.ENOMEM, "the set is full: count=" + maxMembers);
-        }
-        ensureCapacity(size + 1);
-        append(fiAddr);
     }
 
     @Override
     public void remove(final long addr)
     {
-        checkOpen("fi_av_set_remove");
-        final long fiAddr = av.canonical(addr);
-        if (!index.remove(fiAddr))
+        try
         {
-            throw invalid("fi_av_set_remove", "fi_addr=" + hex(fiAddr) + " is not a member");
+            checkOpen();
+            final long fiAddr = av.canonical(addr);
+            if (!index.remove(fiAddr))
+            {
+                throw invalid("fi_addr=" + hex(fiAddr) + " is not a member");
+            }
+            int at = 0;
+            while (members[at] != fiAddr)
+            {
+                at++;
+            }
+            System.arraycopy(members, at + 1, members, at, size - at - 1);
+            size--;
+            fnv = digest(members, size);
         }
-        int at = 0;
-        while (members[at] != fiAddr)
+        catch (final FabricException e)
         {
-            at++;
+            throw e.in("fi_av_set_remove");
         }
-        System.arraycopy(members, at + 1, members, at, size - at - 1);
-        size--;
-        fnv = digest(members, size);
     }
 
     @Override
     public long addr()
     {
-        checkOpen("fi_av_set_addr");
-        return COLL_ADDR_TAG | (fnv >>> 2);
+        try
+        {
+            checkOpen();
+            return COLL_ADDR_TAG | (fnv >>> 2);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_set_addr");
+        }
     }
 
     @Override
     public long[] members()
     {
-        checkOpen("shmav_av_set_members");
-        return Arrays.copyOf(members, size);
+        try
+        {
+            checkOpen();
+            return Arrays.copyOf(members, size);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("shmav_av_set_members");
+        }
     }
 
     @Override
     public AvSetAttr attr()
     {
-        checkOpen("shmav_av_set_attr");
-        return attr;
+        try
+        {
+            checkOpen();
+            return attr;
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("shmav_av_set_attr");
+        }
     }
 
     @Override
@@ -314,30 +370,30 @@ final class AvSetImpl implements AvSet
         }
     }
 
-    private AvSetImpl source(final String call, final AvSet src)
+    private AvSetImpl source(final AvSet src)
     {
-        checkOpen(call);
+        checkOpen();
         if (!(src instanceof AvSetImpl))
         {
-            throw invalid(call, src == null ? "src is null" : "src is not a shmav AV set: " + src);
+            throw invalid(src == null ? "src is null" : "src is not a shmav AV set: " + src);
         }
         final AvSetImpl s = (AvSetImpl)src;
         if (s.closed)
         {
-            throw invalid(call, "src is closed");
+            throw invalid("src is closed");
         }
         if (s.av != av)
         {
-            throw invalid(call, "src belongs to another AV handle: sets of different AVs cannot be combined");
+            throw invalid("src belongs to another AV handle: sets of different AVs cannot be combined");
         }
         return s;
     }
 
-    private void checkOpen(final String call)
+    private void checkOpen()
     {
         if (closed)
         {
-            throw invalid(call, "AV set is closed");
+            throw invalid("AV set is closed");
         }
     }
 
@@ -368,8 +424,9 @@ final class AvSetImpl implements AvSet
         return "0x" + Long.toHexString(v);
     }
 
-    private static FabricException invalid(final String call, final String detail)
+    /** FI_EINVAL; the call's name is added where the call is made. */
+    private static FabricException invalid(final String detail)
     {
-        return new FabricException(call, FiErrno.EINVAL, detail);
+        return new FabricException(FiErrno.EINVAL, detail);
     }
 }

@@ -19,6 +19,8 @@ import org.shmav.slots.Region;
 /** What a domain owns: its attributes and the objects open on it, so that close can refuse while any is. */
 public final class DomainImpl
 {
+    private static final String CLOSED = "domain is closed";
+
     private final DomainAttr attr;
     private final Set<Object> open = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -35,10 +37,17 @@ public final class DomainImpl
 
     public AddressVector openAv(final AvAttr avAttr, final Object context)
     {
-        checkOpen("fi_av_open");
-        final AddressVectorImpl av = newAv(avAttr, context);
-        open.add(av);
-        return av;
+        try
+        {
+            checkOpen();
+            final AddressVectorImpl av = newAv(avAttr, context);
+            open.add(av);
+            return av;
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_open");
+        }
     }
 
     /** {@code fi_av_open}: checks the attributes, then opens a private region or the named file. */
@@ -48,7 +57,7 @@ public final class DomainImpl
         if (attr.name() != null)
         {
             // the name is checked here, once: below it travels as an AvName, and the AV keeps its file
-            final NamedAvOpener.Opened opened = NamedAvOpener.open(this.attr, attr, AvName.of(attr.name(), "fi_av_open"),
+            final NamedAvOpener.Opened opened = NamedAvOpener.open(this.attr, attr, AvName.of(attr.name()),
                 requested.type());
             final AddressVectorImpl av = new AddressVectorImpl(this, opened.attr(), context, opened.region(),
                 opened.mapBase(), opened.file());
@@ -67,7 +76,10 @@ public final class DomainImpl
 
     public EventQueue openEq(final int size)
     {
-        checkOpen("fi_eq_open");
+        if (closed)
+        {
+            throw new FabricException("fi_eq_open", FiErrno.EINVAL, CLOSED);
+        }
         if (size < 0)
         {
             throw new FabricException("fi_eq_open", FiErrno.EINVAL, "size=" + size + " must be >= 0");
@@ -79,7 +91,10 @@ public final class DomainImpl
 
     public Endpoint openEndpoint()
     {
-        checkOpen("fi_endpoint");
+        if (closed)
+        {
+            throw new FabricException("fi_endpoint", FiErrno.EINVAL, CLOSED);
+        }
         final EndpointImpl ep = new EndpointImpl(this);
         open.add(ep);
         return ep;
@@ -87,8 +102,15 @@ public final class DomainImpl
 
     public boolean unlinkAv(final String name)
     {
-        checkOpen("fi_av_unlink");
-        return SharedAvFile.unlink(attr.shmDirectory(), AvName.of(name, "fi_av_unlink"));
+        try
+        {
+            checkOpen();
+            return SharedAvFile.unlink(attr.shmDirectory(), AvName.of(name));
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_av_unlink"); // the errors of the lock file's checks too, which fi_av_open shares
+        }
     }
 
     void forget(final Object o)
@@ -110,11 +132,11 @@ public final class DomainImpl
         closed = true;
     }
 
-    private void checkOpen(final String call)
+    private void checkOpen()
     {
         if (closed)
         {
-            throw new FabricException(call, FiErrno.EINVAL, "domain is closed");
+            throw new FabricException(FiErrno.EINVAL, CLOSED);
         }
     }
 }

@@ -8,6 +8,8 @@ import org.shmav.FiErrno;
 /** An endpoint reduced to its AV relationship: a reference on the bound AV and, once enabled, its auth keys. */
 public final class EndpointImpl implements Endpoint
 {
+    private static final String CLOSED = "endpoint is closed";
+
     private final DomainImpl domain;
     private AddressVectorImpl av;
     private long[] authKeys = new long[0];
@@ -22,7 +24,10 @@ public final class EndpointImpl implements Endpoint
     @Override
     public void bind(final AddressVector target, final long flags)
     {
-        checkOpen("fi_ep_bind");
+        if (closed)
+        {
+            throw new FabricException("fi_ep_bind", FiErrno.EINVAL, CLOSED);
+        }
         if (flags != 0)
         {
             throw new FabricException("fi_ep_bind", FiErrno.EINVAL, "flags=0x" + Long.toHexString(flags) + " must be 0");
@@ -40,14 +45,24 @@ public final class EndpointImpl implements Endpoint
             throw new FabricException("fi_ep_bind", FiErrno.EOPBADSTATE, "the endpoint is already enabled");
         }
         final AddressVectorImpl candidate = (AddressVectorImpl)target;
-        candidate.retain("fi_ep_bind");
+        try
+        {
+            candidate.retain();
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("fi_ep_bind");
+        }
         av = candidate;
     }
 
     @Override
     public void enable()
     {
-        checkOpen("fi_enable");
+        if (closed)
+        {
+            throw new FabricException("fi_enable", FiErrno.EINVAL, CLOSED);
+        }
         if (av == null)
         {
             throw new FabricException("fi_enable", FiErrno.ENOAV, "bind an AV before enabling the endpoint");
@@ -89,13 +104,5 @@ public final class EndpointImpl implements Endpoint
             av = null;
         }
         domain.forget(this);
-    }
-
-    private void checkOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new FabricException(call, FiErrno.EINVAL, "endpoint is closed");
-        }
     }
 }

@@ -15,6 +15,8 @@ import org.shmav.FiErrno;
 /** A FIFO of events and error entries, guarded by one lock; {@link #sread} waits on a condition. */
 public final class EventQueueImpl implements EventQueue
 {
+    private static final String CLOSED = "event queue is closed";
+
     private final DomainImpl domain;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
@@ -69,7 +71,10 @@ public final class EventQueueImpl implements EventQueue
     @Override
     public EqEvent read()
     {
-        checkOpen("fi_eq_read");
+        if (closed)
+        {
+            throw new FabricException("fi_eq_read", FiErrno.EINVAL, CLOSED);
+        }
         lock.lock();
         try
         {
@@ -84,7 +89,10 @@ public final class EventQueueImpl implements EventQueue
     @Override
     public EqEvent sread(final Duration timeout)
     {
-        checkOpen("fi_eq_sread");
+        if (closed)
+        {
+            throw new FabricException("fi_eq_sread", FiErrno.EINVAL, CLOSED);
+        }
         long nanos = timeout.toNanos();
         lock.lock();
         try
@@ -127,7 +135,10 @@ public final class EventQueueImpl implements EventQueue
     @Override
     public EqErrEntry readErr()
     {
-        checkOpen("fi_eq_readerr");
+        if (closed)
+        {
+            throw new FabricException("fi_eq_readerr", FiErrno.EINVAL, CLOSED);
+        }
         lock.lock();
         try
         {
@@ -153,13 +164,5 @@ public final class EventQueueImpl implements EventQueue
         }
         closed = true;
         domain.forget(this);
-    }
-
-    private void checkOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new FabricException(call, FiErrno.EINVAL, "event queue is closed");
-        }
     }
 }

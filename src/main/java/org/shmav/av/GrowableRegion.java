@@ -41,7 +41,7 @@ final class GrowableRegion
             domain.avAuthKey() ? domain.authKeySize() : 0, domain.avAuthKey() ? AddressVectorImpl.AUTH_KEYS_CAPACITY : 0);
         if (layout.fileLength() > Integer.MAX_VALUE)
         {
-            throw new FabricException("fi_av_open", FiErrno.ENOMEM, "count=" + attr.count() + " needs " +
+            throw new FabricException(FiErrno.ENOMEM, "count=" + attr.count() + " needs " +
                 layout.fileLength() + " bytes, more than one region can hold");
         }
         return layout;
@@ -82,15 +82,15 @@ final class GrowableRegion
      * named AV that grew); the same region when nothing changed. Cheap when nothing did: one read of
      * the header's segment count.
      */
-    Region follow(final String call)
+    Region follow()
     {
         final Region r = region;
-        return privateAv || !r.table().stale() ? r : followSlowly(call);
+        return privateAv || !r.table().stale() ? r : followSlowly();
     }
 
-    private synchronized Region followSlowly(final String call)
+    private synchronized Region followSlowly()
     {
-        final Region r = region.follow(call, name);
+        final Region r = region.follow(name);
         region = r;
         return r;
     }
@@ -100,9 +100,9 @@ final class GrowableRegion
      * lock. FabricException FI_ENOSPC at its maximum or on a full file system, FI_EAGAIN when another
      * process kept the growth from finishing.
      */
-    synchronized Region growShared(final String call)
+    synchronized Region growShared()
     {
-        final Region r = region.grow(call, name);
+        final Region r = region.grow(name);
         region = r;
         return r;
     }
@@ -113,13 +113,13 @@ final class GrowableRegion
         return privateAv;
     }
 
-    /** Replaces the region with one of at least {@code minCapacity} entries; FI_ENOMEM (for {@code call}) past one region. */
-    void grow(final long minCapacity, final String call)
+    /** Replaces the region with one of at least {@code minCapacity} entries; FI_ENOMEM past one region. */
+    void grow(final long minCapacity)
     {
         final Region grown = region.grow(minCapacity);
         if (grown.layout().fileLength() > Integer.MAX_VALUE)
         {
-            throw new FabricException(call, FiErrno.ENOMEM, "private AV cannot grow past " + region.layout().capacity());
+            throw new FabricException(FiErrno.ENOMEM, "private AV cannot grow past " + region.layout().capacity());
         }
         region = grown;
     }

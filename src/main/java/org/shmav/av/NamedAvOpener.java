@@ -76,7 +76,7 @@ final class NamedAvOpener
             if (!readOnly && region.writer() == null)
             {
                 // refused here, not at the first insert: openAv is where the caller can act on it
-                throw new FabricException("fi_av_open", FiErrno.EBUSY, "every attacher entry of named AV '" +
+                throw new FabricException(FiErrno.EBUSY, "every attacher entry of named AV '" +
                     attr.name() + "' (" + region.layout().attachersCapacity() + ") belongs to a live process: a writer " +
                     "can join once one of them closes the AV or exits; open it with FI_READ to read it meanwhile");
             }
@@ -159,6 +159,6 @@ final class NamedAvOpener
 
     private static FabricException invalid(final String detail)
     {
-        return new FabricException("fi_av_open", FiErrno.EINVAL, detail);
+        return new FabricException(FiErrno.EINVAL, detail);
     }
 }

@@ -100,7 +100,7 @@ final class NamedAvSize
         }
         if (layout.fileLength() > free)
         {
-            throw new FabricException("fi_av_open", FiErrno.ENOSPC, "named AV '" + name + "' needs " +
+            throw new FabricException(FiErrno.ENOSPC, "named AV '" + name + "' needs " +
                 layout.fileLength() + " bytes for count=" + layout.capacity() + ", and " + file.getParent() + " has " +
                 free + " bytes free: use a smaller count, or free space there (df -h " + file.getParent() +
                 "; 'shmav gc' removes dead jobs' AVs)");
@@ -157,6 +157,6 @@ final class NamedAvSize
 
     private static FabricException invalid(final String detail)
     {
-        return new FabricException("fi_av_open", FiErrno.EINVAL, detail);
+        return new FabricException(FiErrno.EINVAL, detail);
     }
 }

@@ -45,7 +45,7 @@ final class NodeRange
         {
             if (nodeCnt > 1)
             {
-                throw new FabricException("fi_av_insertsym", FiErrno.EINVAL, "node '" + node +
+                throw new FabricException(FiErrno.EINVAL, "node '" + node +
                     "' has no numeric suffix, so nodeCnt=" + nodeCnt + " cannot count from it");
             }
             return new NodeRange(null, node, -1, 0);
@@ -53,7 +53,7 @@ final class NodeRange
         final String suffix = node.substring(digits);
         if (suffix.length() > 18)
         {
-            throw new FabricException("fi_av_insertsym", FiErrno.EINVAL, "node '" + node + "' has a numeric suffix too long");
+            throw new FabricException(FiErrno.EINVAL, "node '" + node + "' has a numeric suffix too long");
         }
         return new NodeRange(null, node.substring(0, digits), Long.parseLong(suffix), suffix.length());
     }

@@ -43,7 +43,7 @@ final class ServiceAddresses
         }
         if (!ipFormat())
         {
-            throw new FabricException("fi_av_insertsvc", FiErrno.ENOSYS, "insertsvc takes IP nodes or FI_ADDR_CXI NIC " +
+            throw new FabricException(FiErrno.ENOSYS, "insertsvc takes IP nodes or FI_ADDR_CXI NIC " +
                 "addresses; this domain is " + format.fiName() + ", whose libfabric providers have no insertsvc " +
                 "(fi_no_av_insertsvc): insert the endpoint's address with fi_av_insert");
         }
@@ -51,15 +51,15 @@ final class ServiceAddresses
         {
             if (node == null || service != null)
             {
-                throw invalid("fi_av_insertsvc", "on an FI_ADDR_STR domain node is the address and service must be null");
+                throw invalid("on an FI_ADDR_STR domain node is the address and service must be null");
             }
             return av.insert(new String[] {node}, fiAddr, flags, ctx);
         }
         if (node == null || service == null)
         {
-            throw invalid("fi_av_insertsvc", "node and service are both required");
+            throw invalid("node and service are both required");
         }
-        final int port = parsePort("fi_av_insertsvc", service);
+        final int port = parsePort(service);
         final ByteBuffer one = ByteBuffer.allocate(addrlen);
         putResolved(one, node, port);
         return av.insert(one.flip(), 1, fiAddr, flags, ctx);
@@ -71,22 +71,22 @@ final class ServiceAddresses
     {
         if (format == AddrFormat.ADDR_STR || !ipFormat())
         {
-            throw new FabricException("fi_av_insertsym", FiErrno.ENOSYS, "insertsym takes IP nodes; this domain is " +
+            throw new FabricException(FiErrno.ENOSYS, "insertsym takes IP nodes; this domain is " +
                 format.fiName());
         }
         if (node == null || service == null || nodeCnt < 0 || svcCnt < 0)
         {
-            throw invalid("fi_av_insertsym", "node and service are required; nodeCnt and svcCnt must be >= 0");
+            throw invalid("node and service are required; nodeCnt and svcCnt must be >= 0");
         }
-        final int port = parsePort("fi_av_insertsym", service);
+        final int port = parsePort(service);
         if (port + (long)svcCnt - 1 > MAX_PORT)
         {
-            throw invalid("fi_av_insertsym", "service range " + port + ".." + (port + svcCnt - 1) + " passes 65535");
+            throw invalid("service range " + port + ".." + (port + svcCnt - 1) + " passes 65535");
         }
         final long total = (long)nodeCnt * svcCnt;
         if (total > Integer.MAX_VALUE / addrlen)
         {
-            throw invalid("fi_av_insertsym", "nodeCnt x svcCnt = " + total + " is too many addresses for one call");
+            throw invalid("nodeCnt x svcCnt = " + total + " is too many addresses for one call");
         }
         final ByteBuffer all = ByteBuffer.allocate((int)total * addrlen);
         final NodeRange nodes = NodeRange.parse(node, nodeCnt);
@@ -115,13 +115,13 @@ final class ServiceAddresses
     {
         if (node == null)
         {
-            throw invalid("fi_av_insertsvc", "node (the NIC address) is required");
+            throw invalid("node (the NIC address) is required");
         }
         final long nic = node.indexOf(':') >= 0 ? macToNic(node) : cInteger(node);
         final long pid = service == null ? Addresses.CXI_PID_ANY : cInteger(service);
         if (nic < 0 || pid < 0)
         {
-            throw new FabricException("fi_av_insertsvc", FiErrno.ENODATA, "node='" + node + "' service='" + service +
+            throw new FabricException(FiErrno.ENODATA, "node='" + node + "' service='" + service +
                 "' is not a CXI address: node a NIC address (number or MAC), service a PID number or null");
         }
         return av.insert(Addresses.toCxiAddr((int)nic, (int)pid), 1, fiAddr, flags, ctx);
@@ -196,7 +196,7 @@ final class ServiceAddresses
         return null;
     }
 
-    private static int parsePort(final String call, final String service)
+    private static int parsePort(final String service)
     {
         try
         {
@@ -210,6 +210,6 @@ final class ServiceAddresses
         {
             // fall through
         }
-        throw invalid(call, "service '" + service + "' is not a port number 0..65535");
+        throw invalid("service '" + service + "' is not a port number 0..65535");
     }
 }

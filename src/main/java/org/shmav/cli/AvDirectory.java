@@ -17,6 +17,7 @@ import org.shmav.FiErrno;
 import org.shmav.job.JobFile;
 import org.shmav.slots.Region;
 import org.shmav.shm.AvLockFile;
+import org.shmav.shm.AvName;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
 
@@ -114,12 +115,12 @@ final class AvDirectory
         return dir;
     }
 
-    /** The file of AV {@code name}, whether or not it exists; BAD_NAME for a name the library refuses. */
-    Path fileOf(final String name)
+    /** AV name {@code name}, checked once here; BAD_NAME for a name the library refuses. */
+    static AvName nameOf(final String name)
     {
         try
         {
-            return dir.resolve(SharedAvFile.fileName(name));
+            return AvName.of(name);
         }
         catch (final FabricException e)
         {
@@ -127,27 +128,33 @@ final class AvDirectory
         }
     }
 
+    /** The file of AV {@code name}, whether or not it exists; BAD_NAME for a name the library refuses. */
+    Path fileOf(final String name)
+    {
+        return nameOf(name).in(dir);
+    }
+
     /** The file of AV {@code name}, which must exist (as anything: its validity is checked on opening). */
     Path existingFileOf(final String name)
     {
-        return existingFileOf(name, null);
+        return existingFileOf(nameOf(name), null);
     }
 
     /** {@link #existingFileOf(String)}, with what to do (e.g. the create command) when it does not exist. */
     Path existingFileOf(final String name, final String hint)
     {
-        final Path file = fileOf(name);
+        return existingFileOf(nameOf(name), hint);
+    }
+
+    /** {@link #existingFileOf(String, String)} of a name checked already. */
+    Path existingFileOf(final AvName name, final String hint)
+    {
+        final Path file = name.in(dir);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
         {
             throw new CliException(ExitCode.NOT_FOUND, "no AV named '" + name + "' in " + dir + (hint != null ? "; " + hint : ""));
         }
         return file;
-    }
-
-    /** Maps AV {@code name} read-only, after checking it is a valid shmav AV. */
-    Region openReadOnly(final String name)
-    {
-        return openReadOnly(existingFileOf(name));
     }
 
     /** The address format of the AV in {@code file}, read through a tool's region that is detached again. */
@@ -207,7 +214,7 @@ final class AvDirectory
     /** The library's message without the call and errno prefix, for one-line reports. */
     static String reason(final FabricException e)
     {
-        return e.getMessage().replaceFirst("^[a-z_]+: FI_[A-Z0-9_]+ \\([^)]*\\): ", "");
+        return e.detail();
     }
 
     /** Every entry of the directory except hidden ones (shmav's temporary files start with '.'), sorted by name. */

@@ -29,7 +29,7 @@ final class DumpCommand extends AvCommand implements Callable<Integer>
     {
         final AvDirectory dir = directory();
         final java.nio.file.Path file = dir.existingFileOf(name);
-        final Region region = dir.openReadOnly(name);
+        final Region region = AvDirectory.openReadOnly(file);
         try
         {
             if (json)

@@ -7,6 +7,7 @@ import java.util.stream.Collectors;
 import org.shmav.Domain;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
+import org.shmav.shm.AvName;
 import org.shmav.shm.FileIdentity;
 import org.shmav.shm.OlderLayout;
 import org.shmav.shm.SharedAvFile;
@@ -38,7 +39,7 @@ final class RmCommand extends AvCommand implements Callable<Integer>
      * An AV of an older layout, which this version reads no further than its header: removed like any
      * AV (by identity, with its lock file) when it is known that no process holds it, or with --force.
      */
-    private Integer removeOlder(final AvDirectory dir, final Path file, final FileIdentity identity,
+    private Integer removeOlder(final AvDirectory dir, final AvName avName, final Path file, final FileIdentity identity,
         final OlderLayout.Found older)
     {
         final OlderLayout.Holders h = older.holders();
@@ -58,7 +59,7 @@ final class RmCommand extends AvCommand implements Callable<Integer>
         }
         try
         {
-            if (identity == null || !SharedAvFile.unlink(dir.path(), name, identity))
+            if (identity == null || !SharedAvFile.unlink(dir.path(), avName, identity))
             {
                 throw new CliException(ExitCode.NOT_FOUND, "AV '" + name + "' was removed or made anew by another " +
                     "process before it could be removed");
@@ -105,18 +106,19 @@ final class RmCommand extends AvCommand implements Callable<Integer>
     public Integer call()
     {
         final AvDirectory dir = directory();
-        final Path file = dir.existingFileOf(name);
+        final AvName avName = AvDirectory.nameOf(name); // checked once: the removal below takes it as it is
+        final Path file = dir.existingFileOf(avName, null);
         final FileIdentity identity = FileIdentity.of(file); // before the look: the removal takes this file only
         final OlderLayout.Found older = OlderLayout.probe(file);
         if (older != null)
         {
-            return removeOlder(dir, file, identity, older);
+            return removeOlder(dir, avName, file, identity, older);
         }
         AvSnapshot read;
         String damage = null;
         try
         {
-            read = AvSnapshot.read(name, file, dir.openReadOnly(name));
+            read = AvSnapshot.read(name, file, AvDirectory.openReadOnly(file));
         }
         catch (final CliException e)
         {

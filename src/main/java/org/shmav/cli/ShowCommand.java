@@ -1,5 +1,6 @@
 package org.shmav.cli;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +29,8 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
     public Integer call()
     {
         final AvDirectory dir = directory();
-        final AvSnapshot s = AvSnapshot.read(name, dir.existingFileOf(name), dir.openReadOnly(name));
+        final Path file = dir.existingFileOf(name);
+        final AvSnapshot s = AvSnapshot.read(name, file, AvDirectory.openReadOnly(file));
         if (json)
         {
             out().println(Json.write(fullJson(s)));

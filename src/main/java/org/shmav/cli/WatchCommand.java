@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.shmav.AvType;
+import org.shmav.FabricException;
 import org.shmav.slots.Region;
 import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.SlotTable;
@@ -58,7 +59,7 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
         final AvDirectory dir = directory();
         final Path file = dir.existingFileOf(name);
         final Object fileKey = fileKey(file);
-        Region region = dir.openReadOnly(name);
+        Region region = AvDirectory.openReadOnly(file);
         try
         {
             return watch(file, fileKey, region);
@@ -98,7 +99,14 @@ final class WatchCommand extends AvCommand implements Callable<Integer>
             {
                 changes = now;
                 count = entries;
-                region = region.follow("shmav watch", name); // the AV may have grown: see its new segments
+                try
+                {
+                    region = region.follow(name); // the AV may have grown: see its new segments
+                }
+                catch (final FabricException e)
+                {
+                    throw e.in("shmav watch");
+                }
                 diff(region, true);
             }
             if (!fileKey.equals(fileKey(file)))

@@ -105,7 +105,7 @@ public final class AvLockFile
             final boolean groups = (avMode & 020) != 0 && fixed.get("gid").equals(av.get("gid"));
             if (!owners && !groups || (avMode & 020) != 0 && !fixed.get("gid").equals(av.get("gid")))
             {
-                throw new FabricException("fi_av_open", FiErrno.EACCES, String.format("the lock file %s of named AV " +
+                throw new FabricException(FiErrno.EACCES, String.format("the lock file %s of named AV " +
                     "'%s' belongs to uid=%s gid=%s, the AV to uid=%s gid=%s: a writer locks only a file the AV's owner " +
                     "(or, for a group AV, its group) controls. Remove the AV (as its owner) and create it again", lock,
                     name, fixed.get("uid"), fixed.get("gid"), av.get("uid"), av.get("gid")));
@@ -115,12 +115,12 @@ public final class AvLockFile
         }
         catch (final AccessDeniedException e)
         {
-            throw new FabricException("fi_av_open", FiErrno.EACCES, "no permission to open the lock file " + lock +
+            throw new FabricException(FiErrno.EACCES, "no permission to open the lock file " + lock +
                 " of named AV '" + name + "': only users who may write the AV may open it", e);
         }
         catch (final IOException e)
         {
-            throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
+            throw SharedAvFile.ioFailure(name, lock, e);
         }
     }
 
@@ -236,7 +236,7 @@ public final class AvLockFile
     {
         if ((mode & ~expected) != 0 || mode == 0)
         {
-            throw new FabricException("fi_av_open", FiErrno.EACCES, String.format("the lock file %s of named AV '%s' " +
+            throw new FabricException(FiErrno.EACCES, String.format("the lock file %s of named AV '%s' " +
                 "has mode %04o, but only the AV's writers may use it (mode %04o for this AV's mode): its owner fixes " +
                 "that by opening the AV for writing, or with chmod %o %s", lock, name, mode, expected, expected, lock));
         }
@@ -276,7 +276,7 @@ public final class AvLockFile
 
     static FabricException broken(final String name, final Path lock, final String why)
     {
-        return new FabricException("fi_av_open", FiErrno.EIO, "the lock file " + lock + " of named AV '" + name + "' " +
+        return new FabricException(FiErrno.EIO, "the lock file " + lock + " of named AV '" + name + "' " +
             "cannot be used: " + why + ". Writers in different processes must lock one file, so none writes; " +
             "readers still read. Remove the AV with 'shmav rm " + name + "' and create it again");
     }

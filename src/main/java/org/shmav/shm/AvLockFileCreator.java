@@ -60,11 +60,11 @@ public final class AvLockFileCreator
             }
             catch (final IOException e)
             {
-                throw SharedAvFile.ioFailure("fi_av_open", name, lock, e);
+                throw SharedAvFile.ioFailure(name, lock, e);
             }
             if (attempt >= MIN_ATTEMPTS && System.nanoTime() - deadline > 0)
             {
-                throw new FabricException("fi_av_open", FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
+                throw new FabricException(FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
                     name + "' kept being removed for 5 s while this process created the AV (removers of the name " +
                     "at work): try again");
             }
@@ -95,7 +95,7 @@ public final class AvLockFileCreator
             ((Integer)a.get("mode") & 0777) == mode;
         if (!groupCreator && (!a.get("uid").equals(mine.get("uid")) || !a.get("gid").equals(mine.get("gid"))))
         {
-            throw new FabricException("fi_av_open", FiErrno.EACCES, "cannot create named AV '" + name + "': its " +
+            throw new FabricException(FiErrno.EACCES, "cannot create named AV '" + name + "': its " +
                 "lock file " + lock + " exists, belongs to uid=" + a.get("uid") + " gid=" + a.get("gid") +
                 " and is in use: have its owner remove it ('shmav gc' removes it once unused)");
         }
@@ -110,7 +110,7 @@ public final class AvLockFileCreator
             if (System.nanoTime() - deadline > 0)
             {
                 ch.close();
-                throw new FabricException("fi_av_open", FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
+                throw new FabricException(FiErrno.EAGAIN, "the lock file " + lock + " of named AV '" +
                     name + "' stayed locked by another process for 1 s while this one created the AV: try again");
             }
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);

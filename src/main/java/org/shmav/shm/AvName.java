@@ -30,31 +30,32 @@ public final class AvName
     }
 
     /**
-     * Checks {@code name} by the rules above; errors are FI_EINVAL of {@code call}, the call the user made.
+     * Checks {@code name} by the rules above. Errors name no call: the call the user made adds its name
+     * ({@link FabricException#in}).
      *
      * @throws FabricException FI_EINVAL when the name breaks a rule
      */
-    public static AvName of(final String name, final String call)
+    public static AvName of(final String name)
     {
-        final String fileName = fileName(name, call);
+        final String fileName = fileName(name);
         try
         {
             Path.of(fileName); // the default file system, which holds every shm directory: encodable here, there
         }
         catch (final InvalidPathException e)
         {
-            throw invalid(call, "name '" + printable(name) + "' cannot be a file name with sun.jnu.encoding=" +
+            throw invalid("name '" + printable(name) + "' cannot be a file name with sun.jnu.encoding=" +
                 System.getProperty("sun.jnu.encoding") + " (run with a UTF-8 locale, or use an ASCII name)");
         }
         return new AvName(name, fileName);
     }
 
-    /** The file name of {@code name} by the rules above, without the encoding check; errors are of {@code call}. */
-    static String fileName(final String name, final String call)
+    /** The file name of {@code name} by the rules above, without the encoding check. */
+    static String fileName(final String name)
     {
         if (name == null)
         {
-            throw invalid(call, "name is null");
+            throw invalid("name is null");
         }
         int start = 0;
         while (start < name.length() && name.charAt(start) == '/')
@@ -64,14 +65,14 @@ public final class AvName
         final String n = name.substring(start).replace(' ', '_');
         if (n.isEmpty() || n.charAt(0) == '.')
         {
-            throw invalid(call, "name '" + printable(name) + "' is empty or starts with '.'");
+            throw invalid("name '" + printable(name) + "' is empty or starts with '.'");
         }
         for (int i = 0; i < n.length(); i++)
         {
             final char c = n.charAt(i);
             if (c == '/' || Character.isISOControl(c))
             {
-                throw invalid(call, "name '" + printable(name) + "' holds '/', NUL or a control character");
+                throw invalid("name '" + printable(name) + "' holds '/', NUL or a control character");
             }
             if (Character.isHighSurrogate(c) && i + 1 < n.length() && Character.isLowSurrogate(n.charAt(i + 1)))
             {
@@ -79,12 +80,12 @@ public final class AvName
             }
             else if (Character.isSurrogate(c))
             {
-                throw invalid(call, "name '" + printable(name) + "' holds an unpaired surrogate: not valid UTF-8");
+                throw invalid("name '" + printable(name) + "' holds an unpaired surrogate: not valid UTF-8");
             }
         }
         if (n.getBytes(StandardCharsets.UTF_8).length > SharedAvFile.MAX_NAME_BYTES)
         {
-            throw invalid(call, "name is longer than " + SharedAvFile.MAX_NAME_BYTES + " bytes");
+            throw invalid("name is longer than " + SharedAvFile.MAX_NAME_BYTES + " bytes");
         }
         return n;
     }
@@ -131,8 +132,8 @@ public final class AvName
         return b.toString();
     }
 
-    private static FabricException invalid(final String call, final String detail)
+    private static FabricException invalid(final String detail)
     {
-        return new FabricException(call, FiErrno.EINVAL, detail);
+        return new FabricException(FiErrno.EINVAL, detail);
     }
 }

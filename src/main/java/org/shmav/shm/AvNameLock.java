@@ -45,7 +45,7 @@ public final class AvNameLock implements AutoCloseable
      * Takes the lock of the name of AV file {@code avFile} (AV {@code name}, for messages), trying for up to
      * 2 s. FI_EAGAIN when a creator or another remover of the name kept it that long.
      */
-    public static AvNameLock acquire(final Path avFile, final String name, final String call)
+    public static AvNameLock acquire(final Path avFile, final String name)
     {
         final Path lock = AvLockFile.of(avFile);
         final long deadline = System.nanoTime() + WAIT_NANOS;
@@ -71,7 +71,7 @@ public final class AvNameLock implements AutoCloseable
             }
             catch (final IOException e)
             {
-                throw SharedAvFile.ioFailure(call, name, lock, e);
+                throw SharedAvFile.ioFailure(name, lock, e);
             }
             if (ch.locks().tryLock(AvFileDescriptor.CREATOR_LOCK_OFFSET))
             {
@@ -85,7 +85,7 @@ public final class AvNameLock implements AutoCloseable
             ch.close();
             if (System.nanoTime() - deadline > 0)
             {
-                throw new FabricException(call, FiErrno.EAGAIN, "named AV '" + name + "' is being created or removed " +
+                throw new FabricException(FiErrno.EAGAIN, "named AV '" + name + "' is being created or removed " +
                     "by another process (its lock file " + lock + " stayed locked for 2 s): try again");
             }
             LockSupport.parkNanos(1_000_000);
@@ -99,16 +99,15 @@ public final class AvNameLock implements AutoCloseable
      *
      * @return true when it was removed
      */
-    public static boolean remove(final Path avFile, final String name, final Path file, final FileIdentity expected,
-        final String call)
+    public static boolean remove(final Path avFile, final String name, final Path file, final FileIdentity expected)
     {
-        try (AvNameLock lock = acquire(avFile, name, call))
+        try (AvNameLock lock = acquire(avFile, name))
         {
             return lock.removeIfSame(file, expected);
         }
         catch (final IOException e)
         {
-            throw SharedAvFile.ioFailure(call, name, file, e);
+            throw SharedAvFile.ioFailure(name, file, e);
         }
     }
 

@@ -32,7 +32,7 @@ final class AvRemover
      */
     static boolean unlink(final Path dir, final String name, final FileIdentity expected)
     {
-        return unlink(dir, AvName.of(name, "fi_av_unlink"), expected);
+        return unlink(dir, AvName.of(name), expected);
     }
 
     /** {@link #unlink(Path, String, FileIdentity)} of a name checked already. */
@@ -47,7 +47,7 @@ final class AvRemover
         final AvFileChannel ch;
         try
         {
-            ch = SharedAvFile.openChannel(file, name, false, "fi_av_unlink");
+            ch = SharedAvFile.openChannel(file, name, false);
         }
         catch (final FabricException e)
         {
@@ -61,7 +61,7 @@ final class AvRemover
         {
             // The header decides whether it is a shmav AV; a file cut short of its segments still is one
             // (the length is not checked: that is how a truncated AV gets removed).
-            final Memory header = SharedAvFile.mapHeader(ch, file, name, true, "fi_av_unlink");
+            final Memory header = SharedAvFile.mapHeader(ch, file, name, true);
             AvLayout.read(header, Long.MAX_VALUE);
             return removeChecked(file, name, ch, expected, FileIdentity.lockFileOf(header));
         }
@@ -69,7 +69,7 @@ final class AvRemover
         {
             // An AV of an older layout is still an AV: removed the same way, with its lock file (since 4.0 the
             // header names it at the same offsets). One of a newer layout is the newer shmav's to remove.
-            final Memory header = SharedAvFile.mapHeader(ch, file, name, true, "fi_av_unlink");
+            final Memory header = SharedAvFile.mapHeader(ch, file, name, true);
             final int major = OlderLayout.olderMajor(header);
             if (major > 0)
             {
@@ -80,15 +80,15 @@ final class AvRemover
                 }
                 catch (final IOException io)
                 {
-                    throw SharedAvFile.ioFailure("fi_av_unlink", name, file, io);
+                    throw SharedAvFile.ioFailure(name, file, io);
                 }
             }
-            throw SharedAvFile.invalid("fi_av_unlink", "'" + file + "' is not a valid shmav AV of this or an older " +
+            throw SharedAvFile.invalid("'" + file + "' is not a valid shmav AV of this or an older " +
                 "layout, so it was left alone: " + e.getMessage());
         }
         catch (final IOException e)
         {
-            throw SharedAvFile.ioFailure("fi_av_unlink", name, file, e);
+            throw SharedAvFile.ioFailure(name, file, e);
         }
         finally
         {
@@ -103,7 +103,7 @@ final class AvRemover
     private static boolean removeChecked(final Path file, final String name, final AvFileChannel checked,
         final FileIdentity expected, final FileIdentity lockFile) throws IOException
     {
-        try (AvNameLock lock = AvNameLock.acquire(file, name, "fi_av_unlink"))
+        try (AvNameLock lock = AvNameLock.acquire(file, name))
         {
             final FileIdentity now = FileIdentity.of(file);
             if (now == null || !checked.isNamedBy(file) || expected != null && !expected.equals(now) ||

@@ -56,7 +56,7 @@ public final class FileOwnership
         {
             return;
         }
-        throw new FabricException("fi_av_open", FiErrno.EACCES, String.format(
+        throw new FabricException(FiErrno.EACCES, String.format(
             "named AV '%s' (%s) belongs to uid=%d gid=%d mode=%04o, not to this user (uid=%d): a writer never " +
             "writes a file another user controls. Remove it (as its owner) or pick another name%s", name, file, uid,
             gid, mode, me.uid(), groupAccess ? "" : "; if it is your group's AV, open it with groupAccess"));
@@ -100,7 +100,7 @@ public final class FileOwnership
         }
         catch (final IOException e)
         {
-            throw new FabricException("fi_av_open", FiErrno.ENOSPC, "named AV '" + name + "' (" + file + ") is a " +
+            throw new FabricException(FiErrno.ENOSPC, "named AV '" + name + "' (" + file + ") is a " +
                 "sparse file and its file system has no room for the rest of it (" + e.getMessage() + "): free space " +
                 "there, or remove the AV with 'shmav rm " + name + "' and create it again", e);
         }

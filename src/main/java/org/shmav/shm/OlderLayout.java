@@ -73,7 +73,7 @@ public final class OlderLayout
         final AvFileChannel ch;
         try
         {
-            ch = SharedAvFile.openChannel(file, file.getFileName().toString(), false, "fi_av_open");
+            ch = SharedAvFile.openChannel(file, file.getFileName().toString(), false);
         }
         catch (final FabricException e)
         {

@@ -33,14 +33,14 @@ public final class SegmentFile
      * file that covers the header (the view being followed, or the header page mapped at open).
      */
     public static SharedAvFile.Mapped current(final Memory header, final AvFileChannel file, final boolean readOnly,
-        final String call, final String name)
+        final String name)
     {
-        return mapPublished(header, file, readOnly, call, "named AV '" + name + "'");
+        return mapPublished(header, file, readOnly, "named AV '" + name + "'");
     }
 
     /** {@link #current}, its errors naming the AV as {@code what} (e.g. with its path). */
     static SharedAvFile.Mapped mapPublished(final Memory header, final AvFileChannel file, final boolean readOnly,
-        final String call, final String what)
+        final String what)
     {
         try
         {
@@ -54,12 +54,12 @@ public final class SegmentFile
         }
         catch (final AvLayout.LayoutException e)
         {
-            throw new FabricException(call, e.errno(), what + ": " + e.getMessage().replace(AvHeader.OLDER_RM,
+            throw new FabricException(e.errno(), what + ": " + e.getMessage().replace(AvHeader.OLDER_RM,
                 "shmav rm " + file.path().getFileName()));
         }
         catch (final IOException e)
         {
-            throw new FabricException(call, FiErrno.EIO, "cannot map " + what + ": " + e.getMessage(), e);
+            throw new FabricException(FiErrno.EIO, "cannot map " + what + ": " + e.getMessage(), e);
         }
     }
 
@@ -86,7 +86,7 @@ public final class SegmentFile
     }
 
     /** A read-write mapping of the first {@code length} bytes of the file (a grower's view of its new segment). */
-    public static Memory map(final AvFileChannel file, final long length, final String call, final String name)
+    public static Memory map(final AvFileChannel file, final long length, final String name)
     {
         try
         {
@@ -94,7 +94,7 @@ public final class SegmentFile
         }
         catch (final IOException e)
         {
-            throw new FabricException(call, FiErrno.EIO, "cannot map named AV '" + name + "': " + e.getMessage(), e);
+            throw new FabricException(FiErrno.EIO, "cannot map named AV '" + name + "': " + e.getMessage(), e);
         }
     }
 
@@ -104,8 +104,7 @@ public final class SegmentFile
      * over, froze or died) count as held, so a taker needs room only for what is missing. Others may
      * take space meanwhile: then an append fails, with the AV intact.
      */
-    public static void checkRoom(final AvFileChannel file, final long start, final long end, final String call,
-        final String name)
+    public static void checkRoom(final AvFileChannel file, final long start, final long end, final String name)
     {
         final long usable;
         final long held;
@@ -120,7 +119,7 @@ public final class SegmentFile
         }
         if (usable < end - start - held)
         {
-            throw new FabricException(call, FiErrno.ENOSPC, "cannot grow named AV '" + name + "' by " + (end - start - held) +
+            throw new FabricException(FiErrno.ENOSPC, "cannot grow named AV '" + name + "' by " + (end - start - held) +
                 " bytes: its file system has " + usable + " bytes free: free space where it lives (df -h /dev/shm; " +
                 "'shmav gc' removes dead jobs' AVs); the AV is intact");
         }
@@ -149,7 +148,7 @@ public final class SegmentFile
      * grown by appends), so a size at or past {@code end} means every page up to it is allocated.
      * A full file system is FI_ENOSPC, the AV intact, unless the appends of others reached {@code end}.
      */
-    public static long appendZeros(final AvFileChannel file, final long end, final String call, final String name)
+    public static long appendZeros(final AvFileChannel file, final long end, final String name)
     {
         try
         {
@@ -173,7 +172,7 @@ public final class SegmentFile
             final String reason = String.valueOf(e.getMessage());
             final int errno = reason.contains("No space left") || reason.contains("Disk quota") ||
                 reason.contains("File too large") ? FiErrno.ENOSPC : FiErrno.EIO;
-            throw new FabricException(call, errno, "cannot grow named AV '" + name + "' to " + end + " bytes: " +
+            throw new FabricException(errno, "cannot grow named AV '" + name + "' to " + end + " bytes: " +
                 reason + (errno == FiErrno.ENOSPC
                     ? ": free space where it lives (df -h /dev/shm; 'shmav gc' removes dead jobs' AVs); the AV is intact"
                     : ""), e);
@@ -181,7 +180,7 @@ public final class SegmentFile
     }
 
     /** The file's size now. */
-    public static long size(final AvFileChannel file, final String call, final String name)
+    public static long size(final AvFileChannel file, final String name)
     {
         try
         {
@@ -189,7 +188,7 @@ public final class SegmentFile
         }
         catch (final IOException e)
         {
-            throw new FabricException(call, FiErrno.EIO, "cannot read the size of named AV '" + name + "': " +
+            throw new FabricException(FiErrno.EIO, "cannot read the size of named AV '" + name + "': " +
                 e.getMessage(), e);
         }
     }

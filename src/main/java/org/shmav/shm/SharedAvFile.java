@@ -87,10 +87,10 @@ public final class SharedAvFile
         }
     }
 
-    /** The file name of AV {@code name} by {@link AvName}'s rules (without the encoding check); FI_EINVAL of fi_av_open. */
+    /** The file name of AV {@code name} by {@link AvName}'s rules (without the encoding check); FI_EINVAL. */
     public static String fileName(final String name)
     {
-        return AvName.fileName(name, "fi_av_open");
+        return AvName.fileName(name);
     }
 
     /**
@@ -109,7 +109,7 @@ public final class SharedAvFile
     {
         if (layout.fileLength() > MAX_FILE_LENGTH)
         {
-            throw new FabricException("fi_av_open", FiErrno.EINVAL, "count=" + layout.capacity() + " needs a " +
+            throw new FabricException(FiErrno.EINVAL, "count=" + layout.capacity() + " needs a " +
                 layout.fileLength() + "-byte file; the largest is " + MAX_FILE_LENGTH);
         }
         final Set<PosixFilePermission> mode = groupAccess ? OWNER_AND_GROUP : OWNER_ONLY;
@@ -137,7 +137,7 @@ public final class SharedAvFile
             {
                 if (exclusive)
                 {
-                    throw new FabricException("fi_av_open", FiErrno.EEXIST, "named AV '" + name + "' already exists in " +
+                    throw new FabricException(FiErrno.EEXIST, "named AV '" + name + "' already exists in " +
                         file.getParent() + ": open it without createOnly to attach, or remove it with 'shmav rm " + name + "'");
                 }
                 built.close(); // before the attach: this file is not the one under the name
@@ -147,7 +147,7 @@ public final class SharedAvFile
         }
         catch (final IOException e)
         {
-            throw ioFailure("fi_av_open", name, file, e);
+            throw ioFailure(name, file, e);
         }
         finally
         {
@@ -193,7 +193,7 @@ public final class SharedAvFile
      */
     public static Mapped attach(final Path file, final String name, final boolean readOnly, final boolean groupAccess)
     {
-        final AvFileChannel ch = openChannel(file, name, !readOnly, "fi_av_open");
+        final AvFileChannel ch = openChannel(file, name, !readOnly);
         try
         {
             if (!readOnly)
@@ -202,9 +202,9 @@ public final class SharedAvFile
             }
             // The header first, then exactly the length it publishes: the file may be longer (a growth in
             // progress, or ranges growers took and did not publish), and its size is no length to map.
-            final Memory header = mapHeader(ch, file, name, readOnly, "fi_av_open");
+            final Memory header = mapHeader(ch, file, name, readOnly);
             awaitReady(header, name);
-            final Mapped mapped = SegmentFile.mapPublished(header, ch, readOnly, "fi_av_open",
+            final Mapped mapped = SegmentFile.mapPublished(header, ch, readOnly,
                 "named AV '" + name + "' (" + file + ")");
             if (!readOnly)
             {
@@ -227,7 +227,7 @@ public final class SharedAvFile
         {
             if (System.nanoTime() - deadline > 0)
             {
-                throw invalid("fi_av_open", "named AV '" + name + "' never became ready (version word is 0): " +
+                throw invalid("named AV '" + name + "' never became ready (version word is 0): " +
                     "its creator died; remove it with 'shmav rm " + name + "'");
             }
             Thread.onSpinWait();
@@ -248,18 +248,18 @@ public final class SharedAvFile
     }
 
     /** Opens (or joins this JVM's open file of) {@code file} after checking it is a regular file, not a link. */
-    public static AvFileChannel openChannel(final Path file, final String name, final boolean write, final String call)
+    public static AvFileChannel openChannel(final Path file, final String name, final boolean write)
     {
         // Checked before opening, in one look (a file removed meanwhile is no other kind of file): opening
         // a FIFO blocks until a writer comes, possibly forever. A file that does not exist fails the open.
         final BasicFileAttributes kind = attributesOrNull(file);
         if (kind != null && kind.isSymbolicLink())
         {
-            throw invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
+            throw invalid("'" + file + "' is a symbolic link; named AVs are never opened through links");
         }
         if (kind != null && !kind.isRegularFile())
         {
-            throw invalid(call, "'" + file + "' is not a regular file");
+            throw invalid("'" + file + "' is not a regular file");
         }
         try
         {
@@ -267,7 +267,7 @@ public final class SharedAvFile
         }
         catch (final IOException e)
         {
-            throw ioFailure(call, name, file, e);
+            throw ioFailure(name, file, e);
         }
     }
 
@@ -275,8 +275,7 @@ public final class SharedAvFile
      * Maps the header page read-only or read-write after checking the file's size is one an AV file can
      * have. Only the header: its published length says how much more to map.
      */
-    static Memory mapHeader(final AvFileChannel file, final Path path, final String name, final boolean readOnly,
-        final String call)
+    static Memory mapHeader(final AvFileChannel file, final Path path, final String name, final boolean readOnly)
     {
         try
         {
@@ -284,7 +283,7 @@ public final class SharedAvFile
             final long size = ch.size();
             if (size < HEADER_LENGTH || size > MAX_FILE_LENGTH)
             {
-                throw invalid(call, "named AV '" + name + "' (" + path + ") is " + size +
+                throw invalid("named AV '" + name + "' (" + path + ") is " + size +
                     " bytes: not a shmav AV, or truncated");
             }
             return new Memory(ch.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0,
@@ -292,7 +291,7 @@ public final class SharedAvFile
         }
         catch (final IOException e)
         {
-            throw ioFailure(call, name, path, e);
+            throw ioFailure(name, path, e);
         }
     }
 
@@ -314,38 +313,44 @@ public final class SharedAvFile
         return AvRemover.unlink(dir, name, expected);
     }
 
-    static FabricException ioFailure(final String call, final String name, final Path file, final IOException e)
+    /** {@link #unlink(Path, String, FileIdentity)} of a name checked already. */
+    public static boolean unlink(final Path dir, final AvName name, final FileIdentity expected)
+    {
+        return AvRemover.unlink(dir, name, expected);
+    }
+
+    static FabricException ioFailure(final String name, final Path file, final IOException e)
     {
         if (e instanceof NoSuchFileException)
         {
-            return new FabricException(call, FiErrno.ENOENT, "named AV '" + name + "' does not exist in " +
+            return new FabricException(FiErrno.ENOENT, "named AV '" + name + "' does not exist in " +
                 file.getParent(), e);
         }
         if (e instanceof AccessDeniedException)
         {
-            return new FabricException(call, FiErrno.EACCES, "no permission to open '" + file +
+            return new FabricException(FiErrno.EACCES, "no permission to open '" + file +
                 "': it belongs to another user or group", e);
         }
         final String reason = String.valueOf(e.getMessage());
         if (reason.contains("No space left") || reason.contains("Disk quota"))
         {
-            return new FabricException(call, FiErrno.ENOSPC, "no space for named AV '" + name + "' in " +
+            return new FabricException(FiErrno.ENOSPC, "no space for named AV '" + name + "' in " +
                 file.getParent() + ": free space there or use a smaller count", e);
         }
         if (reason.contains("File too large"))
         {
-            return new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' does not fit under this " +
+            return new FabricException(FiErrno.ENOSPC, "named AV '" + name + "' does not fit under this " +
                 "process's file size limit (RLIMIT_FSIZE, ulimit -f): raise it or use a smaller count", e);
         }
         if (e instanceof FileSystemException && reason.contains("symbolic links"))
         {
-            return invalid(call, "'" + file + "' is a symbolic link; named AVs are never opened through links");
+            return invalid("'" + file + "' is a symbolic link; named AVs are never opened through links");
         }
-        return new FabricException(call, FiErrno.EIO, "I/O error on '" + file + "': " + reason, e);
+        return new FabricException(FiErrno.EIO, "I/O error on '" + file + "': " + reason, e);
     }
 
-    static FabricException invalid(final String call, final String detail)
+    static FabricException invalid(final String detail)
     {
-        return new FabricException(call, FiErrno.EINVAL, detail);
+        return new FabricException(FiErrno.EINVAL, detail);
     }
 }

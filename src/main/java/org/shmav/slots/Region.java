@@ -80,13 +80,13 @@ public final class Region
      * the AV as it is now: the file mapped again up to its last segment. The old view stays mapped for
      * whoever still reads it, and intact: segments never move.
      */
-    public Region follow(final String call, final String name)
+    public Region follow(final String name)
     {
         if (file == null || !table.stale())
         {
             return this;
         }
-        return new Region(SegmentFile.current(memory, file, readOnly, call, name), this);
+        return new Region(SegmentFile.current(memory, file, readOnly, name), this);
     }
 
     /**
@@ -94,9 +94,9 @@ public final class Region
      * it that has the new segment; see {@link SegmentGrowth}. FI_ENOSPC at the AV's maximum or on a full
      * file system, FI_EAGAIN when another process kept the growth from finishing.
      */
-    public Region grow(final String call, final String name)
+    public Region grow(final String name)
     {
-        return SegmentGrowth.grow(this, call, name);
+        return SegmentGrowth.grow(this, name);
     }
 
     /** The view of a segment this process reserved and is about to publish. */
@@ -133,7 +133,7 @@ public final class Region
             file.file().close();
             if (removed && (e.errno() == FiErrno.EIO || e.errno() == FiErrno.ENOENT))
             {
-                throw new FabricException("fi_av_open", FiErrno.ENOENT, "named AV '" + file.file().path().getFileName() +
+                throw new FabricException(FiErrno.ENOENT, "named AV '" + file.file().path().getFileName() +
                     "' was removed while it was opened", e);
             }
             throw e;

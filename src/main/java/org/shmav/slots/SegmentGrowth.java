@@ -65,12 +65,12 @@ final class SegmentGrowth
     }
 
     /** See {@link Region#grow}. */
-    static Region grow(final Region view, final String call, final String name)
+    static Region grow(final Region view, final String name)
     {
         final AvFileChannel file = view.file();
         if (file == null || view.writer() == null)
         {
-            throw new FabricException(call, FiErrno.EINVAL, "only a writer of a named AV grows it");
+            throw new FabricException(FiErrno.EINVAL, "only a writer of a named AV grows it");
         }
         final Writer w = view.writer();
         w.releaseLeftLocks();
@@ -80,16 +80,16 @@ final class SegmentGrowth
         long seenAt = 0;
         while (true)
         {
-            final Region now = view.follow(call, name);
+            final Region now = view.follow(name);
             if (now != view)
             {
                 return now; // another process grew it
             }
-            checkCanGrow(view.layout(), call, name);
+            checkCanGrow(view.layout(), name);
             final long start = m.getLongVolatile(segmentOffset(n) + SEGMENT_SLOTS_OFFSET);
             if (start != 0)
             {
-                publish(view, start, call, name); // step 2: prepared by another, finish its publication
+                publish(view, start, name); // step 2: prepared by another, finish its publication
                 continue;
             }
             final long claim = m.getLongVolatile(GROWTH_CLAIM_OFFSET);
@@ -105,7 +105,7 @@ final class SegmentGrowth
                 final long mine = GrowthClaim.next(claim, n, w.index());
                 if (m.compareAndSetLong(GROWTH_CLAIM_OFFSET, claim, mine))
                 {
-                    final Region grown = build(view, mine, call, name);
+                    final Region grown = build(view, mine, name);
                     if (grown != null)
                     {
                         grown.table().moveIndexInto(w, n); // step 8: nobody waits for it
@@ -116,7 +116,7 @@ final class SegmentGrowth
             }
             if (Waits.passed(Waits.deadline(w)))
             {
-                throw new FabricException(call, FiErrno.EAGAIN, "named AV '" + name + "' is being grown by another " +
+                throw new FabricException(FiErrno.EAGAIN, "named AV '" + name + "' is being grown by another " +
                     "process, still at work after 5 s (very slow, or a very large segment): try again");
             }
             LockSupport.parkNanos(200_000);
@@ -124,11 +124,11 @@ final class SegmentGrowth
     }
 
     /** FI_ENOSPC at the AV's maxCount (SegmentFile.checkRoom asks the file system). */
-    private static void checkCanGrow(final AvLayout layout, final String call, final String name)
+    private static void checkCanGrow(final AvLayout layout, final String name)
     {
         if (!layout.canGrow())
         {
-            throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+            throw new FabricException(FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
                 layout.capacity() + " entries, its maxCount (set when it was created): remove entries, or " +
                 "create it with a larger AvAttr.maxCount");
         }
@@ -138,7 +138,7 @@ final class SegmentGrowth
      * Steps 4 to 7 under claim {@code mine}: the view with the new segment, or null when the claim was
      * taken over, or the segment published by another meanwhile (the caller looks again).
      */
-    private static Region build(final Region view, final long mine, final String call, final String name)
+    private static Region build(final Region view, final long mine, final String name)
     {
         final Memory m = view.memory();
         final AvLayout layout = view.layout();
@@ -150,23 +150,23 @@ final class SegmentGrowth
         if (end > MAX_FILE_LENGTH)
         {
             claim.release();
-            throw new FabricException(call, FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
+            throw new FabricException(FiErrno.ENOSPC, "named AV '" + name + "' is full at " +
                 layout.capacity() + " entries: " + bigger.capacity() + " would need a " + end +
                 "-byte file, more than one mapping holds (" + MAX_FILE_LENGTH + " bytes)");
         }
         try
         {
-            final long found = SegmentFile.size(view.file(), call, name); // [start, found): left by others
-            SegmentFile.checkRoom(view.file(), start, end, call, name);
-            while (SegmentFile.appendZeros(view.file(), end, call, name) < end)
+            final long found = SegmentFile.size(view.file(), name); // [start, found): left by others
+            SegmentFile.checkRoom(view.file(), start, end, name);
+            while (SegmentFile.appendZeros(view.file(), end, name) < end)
             {
                 if (!claim.advance())
                 {
                     return null;
                 }
             }
-            final Memory mapped = SegmentFile.map(view.file(), end, call, name);
-            checkLeftBytes(mapped, bigger, start, Math.min(found, end), call, name);
+            final Memory mapped = SegmentFile.map(view.file(), end, name);
+            checkLeftBytes(mapped, bigger, start, Math.min(found, end), name);
             final Region grown = publishSegment(view, mapped, bigger, claim::advance);
             if (grown == null)
             {
@@ -199,7 +199,7 @@ final class SegmentGrowth
      * contents. Bytes appended since need no look: appends write only zeros.
      */
     private static void checkLeftBytes(final Memory m, final AvLayout bigger, final long from, final long to,
-        final String call, final String name)
+        final String name)
     {
         final int k = bigger.segments() - 1;
         final long mapFrom = bigger.map(bigger.segmentFirst(k));
@@ -213,7 +213,7 @@ final class SegmentGrowth
                 {
                     return; // published meanwhile (and in use): not this grower's to judge any more
                 }
-                throw new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: byte " + at +
+                throw new FabricException(FiErrno.EIO, "named AV '" + name + "' is damaged: byte " + at +
                     " of its file, past its last segment where the next one goes, is not zero (written by another " +
                     "program?): growth never overwrites it; remove the AV with 'shmav rm' and create it again");
             }
@@ -253,17 +253,17 @@ final class SegmentGrowth
      * The entry is checked first, since a damaged file could hold anything there: a segment starts where
      * the one before ends.
      */
-    private static void publish(final Region view, final long start, final String call, final String name)
+    private static void publish(final Region view, final long start, final String name)
     {
         final AvLayout layout = view.layout();
         if (start != layout.fileLength())
         {
-            throw damaged(name, call, start);
+            throw damaged(name, start);
         }
         final AvLayout bigger = layout.grownAt(start);
-        if (bigger.fileLength() > MAX_FILE_LENGTH || bigger.fileLength() > SegmentFile.size(view.file(), call, name))
+        if (bigger.fileLength() > MAX_FILE_LENGTH || bigger.fileLength() > SegmentFile.size(view.file(), name))
         {
-            throw damaged(name, call, start);
+            throw damaged(name, start);
         }
         finishPublication(view.memory(), bigger);
     }
@@ -280,9 +280,9 @@ final class SegmentGrowth
         m.compareAndSetInt(SEGMENT_COUNT_OFFSET, k, k + 1);
     }
 
-    private static FabricException damaged(final String name, final String call, final long start)
+    private static FabricException damaged(final String name, final long start)
     {
-        return new FabricException(call, FiErrno.EIO, "named AV '" + name + "' is damaged: its next segment's " +
+        return new FabricException(FiErrno.EIO, "named AV '" + name + "' is damaged: its next segment's " +
             "slotsOffset " + start + " is not the end of its last segment: remove it with 'shmav rm' and create it again");
     }
 

@@ -334,7 +334,7 @@ public final class SlotTable
     {
         if (m.getLong(w.entry + TOKEN_OFFSET) != Processes.SELF_TOKEN)
         {
-            throw new FabricException("fi_av_insert", FiErrno.EIO, "this process lost its attacher entry " + w.index +
+            throw new FabricException(FiErrno.EIO, "this process lost its attacher entry " + w.index +
                 " of the AV: its record lock was dropped, most likely because code outside shmav opened and closed " +
                 "the AV file in this JVM; close this handle and open the AV again");
         }

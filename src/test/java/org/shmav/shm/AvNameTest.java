@@ -1,6 +1,7 @@
 package org.shmav.shm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,31 +16,31 @@ class AvNameTest
     @Test
     void shouldMapTheNameToItsFileAsLibfabricDoes()
     {
-        final AvName name = AvName.of("//job 7", "fi_av_open");
+        final AvName name = AvName.of("//job 7");
         assertEquals("//job 7", name.name(), "messages show the name as given");
         assertEquals("job_7", name.fileName());
         assertEquals(Path.of("/dev/shm/shmav/job_7"), name.in(Path.of("/dev/shm/shmav")));
     }
 
     @Test
-    void shouldNameTheCallMadeWhenTheNameIsBad()
+    void shouldRefuseABadNameNamingNoCall()
     {
         for (final String bad : new String[] {"", "/", ".x", "a/b", "a\u0000b", "a\ud800", "x".repeat(201)})
         {
-            final FabricException e = assertThrows(FabricException.class, () -> AvName.of(bad, "fi_av_unlink"));
+            final FabricException e = assertThrows(FabricException.class, () -> AvName.of(bad));
             assertEquals(FiErrno.EINVAL, e.errno(), bad);
-            assertEquals("fi_av_unlink", e.call(), "the call the user made, not the one that shares the check");
+            assertNull(e.call(), "the check serves fi_av_open and fi_av_unlink: the call the user made names itself");
         }
-        assertThrows(FabricException.class, () -> AvName.of(null, "fi_av_open"));
+        assertThrows(FabricException.class, () -> AvName.of(null));
     }
 
     @Test
-    void shouldReportARemovalsBadNameAsTheRemovalsCall()
+    void shouldLeaveARemovalsBadNameToTheCallerToName()
     {
-        // Below the API, a removal checks the name as fi_av_unlink (it said fi_av_open before)
+        // Below the API, a removal names no call (it said fi_av_open, then fi_av_unlink): its caller does
         final FabricException e = assertThrows(FabricException.class,
             () -> SharedAvFile.unlink(Path.of("/nonexistent-dir"), ".hidden"));
-        assertEquals("fi_av_unlink", e.call());
+        assertNull(e.call());
         assertTrue(e.detail().contains("starts with '.'"), e.detail());
     }
 }

@@ -136,9 +136,9 @@ class SegmentGrowthTest
                 final long published = Files.size(dir.resolve("late"));
 
                 // It wakes inside its reservation: one step of zeros, written at the end as it is now.
-                final long size = SegmentFile.appendZeros(late.file(), lateLayout.fileLength() + 4096, "test", "late");
+                final long size = SegmentFile.appendZeros(late.file(), lateLayout.fileLength() + 4096, "late");
                 assertEquals(published + 4096, size, "a late step of zeros lands past the published segment");
-                lateMemory = SegmentFile.map(late.file(), lateLayout.fileLength(), "test", "late");
+                lateMemory = SegmentFile.map(late.file(), lateLayout.fileLength(), "late");
                 assertNull(SegmentGrowth.publishSegment(late, lateMemory, lateLayout, () -> true), "its CAS fails");
                 assertEquals(late.layout().fileLength(), header("late", SEGMENTS_OFFSET + SEGMENT_ENTRY_LENGTH));
                 assertEquals(2, (int)header("late", SEGMENT_COUNT_OFFSET));
