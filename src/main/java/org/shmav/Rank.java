@@ -11,10 +11,11 @@ import java.util.Optional;
 
 import org.shmav.job.JobVariables;
 import org.shmav.job.JobWireUp;
+import org.shmav.job.Launcher;
+import org.shmav.job.NodeAvs;
 import org.shmav.job.NodeJob;
 import org.shmav.job.RankEnvironment;
 import org.shmav.store.JobStore;
-import org.shmav.store.JobStores;
 
 /**
  * One process of a job started by a launcher: its rank, the job's size and the job's named AV, in
@@ -53,7 +54,7 @@ import org.shmav.store.JobStores;
  *     is closed by a shutdown hook. When ranks are killed instead, the job's cleanup process, the next
  *     job of the name or {@code shmav gc} removes both.</li>
  * <li>Across nodes (local size &lt; size) each node has one AV holding every rank of the job, filled
- *     through the launcher's own job-wide key-value store ({@link org.shmav.store.JobStores}: PMI-1 under
+ *     through the launcher's own job-wide key-value store ({@link org.shmav.job.Launcher#openStore}: PMI-1 under
  *     mpiexec, PMIx under mpirun, PMI-2 or PMIx under srun): {@link #publish} puts this rank's address
  *     in the store, {@link #awaitAll} takes part in the store's exchange, after which the node's local
  *     rank 0 fills the node's AV in rank order and marks it complete, and the node's other ranks, which
@@ -189,18 +190,17 @@ public final class Rank implements AutoCloseable
      */
     public static Rank fromEnvironment(final Map<String, String> env)
     {
-        final RankEnvironment job = RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess);
+        final RankEnvironment job = Launcher.environment(env, Launcher::hydraJobOfThisProcess);
         if ("1".equals(env.get(PREFILLED_ENV)))
         {
-            return new Rank(job, NodeJob.openPrefilled(job), new Prefilled());
+            return new Rank(job, NodeJob.openPrefilled(domainFor(job), job), new Prefilled());
         }
-        final boolean acrossNodes = !job.oneNode() && job.launcher() != RankEnvironment.Launcher.AVRUN &&
-            job.launcher() != RankEnvironment.Launcher.NONE;
-        final Optional<JobStore> store = acrossNodes ? JobStores.fromEnvironment(env) : Optional.empty();
+        final boolean throughStore = !job.oneNode() && job.launcher().hasStore();
+        final Optional<JobStore> store = throughStore ? job.launcher().openStore(env) : Optional.empty();
         try
         {
             return open(job, store.orElse(null), RankEnvironment.avType(env), ATTACH_TIMEOUT,
-                acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null);
+                throughStore && store.isEmpty() ? job.launcher().whatItNeeds() : null);
         }
         catch (final RuntimeException e)
         {
@@ -232,7 +232,7 @@ public final class Rank implements AutoCloseable
         {
             throw new IllegalArgumentException("rank=" + rank + " size=" + size + ": need 0 <= rank < size");
         }
-        return open(new RankEnvironment(RankEnvironment.Launcher.AVRUN, rank, size, rank, size, avName, directory, null),
+        return open(new RankEnvironment(Launcher.AVRUN, rank, size, rank, size, avName, directory, null),
             ATTACH_TIMEOUT);
     }
 
@@ -242,16 +242,37 @@ public final class Rank implements AutoCloseable
         return open(job, null, AvType.TABLE, attachTimeout, job.oneNode() ? null : "no store was given");
     }
 
-    /** A rank whose job spans nodes wired up through {@code store} (null: none). */
+    /** A rank whose job spans nodes wired up through {@code store} (null: none); the rank's mode is chosen here, once. */
     static Rank open(final RankEnvironment job, final JobStore store, final AvType type, final Duration attachTimeout,
         final String noStore)
     {
         final boolean wholeJob = job.oneNode() || store != null;
-        final NodeJob node = NodeJob.open(job, type, wholeJob ? job.size() : job.localSize(), store != null,
+        final NodeJob node = NodeJob.open(domainFor(job), job, type, wholeJob ? job.size() : job.localSize(), store != null,
             attachTimeout);
         final Mode mode = store != null ? new ThroughStore(new JobWireUp(job, store, node)) :
             job.oneNode() ? new OneNode() : new NodeOnly(noStore);
         return new Rank(job, node, mode);
+    }
+
+    /** What the job layer opens the node's AV with: a domain of FI_SOCKADDR_IN addresses in the job's directory. */
+    private static NodeAvs domainFor(final RankEnvironment job)
+    {
+        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
+            .shmDirectory(job.directory()).build());
+        return new NodeAvs()
+        {
+            @Override
+            public AddressVector openAv(final AvAttr attr)
+            {
+                return domain.openAv(attr);
+            }
+
+            @Override
+            public void close()
+            {
+                domain.close();
+            }
+        };
     }
 
     /** {@return this process's rank, 0 .. size-1} */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;
 import org.shmav.job.RankEnvironment;
-import org.shmav.job.RankEnvironment.Launcher;
+import org.shmav.job.Launcher;
 import org.shmav.store.JobStore;
 
 /**

@@ -13,8 +13,6 @@ import org.shmav.AddressVector;
 import org.shmav.Addresses;
 import org.shmav.AvAttr;
 import org.shmav.AvType;
-import org.shmav.Domain;
-import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
@@ -38,13 +36,13 @@ public final class NodeJob implements AutoCloseable
     private static final long POLL_MILLIS = 10;
 
     private final RankEnvironment job;
-    private final Domain domain;
+    private final NodeAvs domain;
     private final AddressVector av;
     private final JobFile jobFile;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread shutdownHook;
 
-    private NodeJob(final RankEnvironment job, final Domain domain, final AddressVector av, final JobFile jobFile)
+    private NodeJob(final RankEnvironment job, final NodeAvs domain, final AddressVector av, final JobFile jobFile)
     {
         this.job = job;
         this.domain = domain;
@@ -62,17 +60,16 @@ public final class NodeJob implements AutoCloseable
     /**
      * Joins the job on this node.
      *
+     * @param domain        opens the node's AV (FI_SOCKADDR_IN, in the job's directory); closed here when this fails
      * @param job           what the launcher said
      * @param type          the AV's type when this rank creates it
      * @param entries       how many entries the node's AV holds: the job's size, or the node's ranks
      * @param readOnly      whether a rank other than local rank 0 opens the AV read-only (the leader fills it)
      * @param attachTimeout how long a rank waits for local rank 0 to create the AV
      */
-    public static NodeJob open(final RankEnvironment job, final AvType type, final int entries, final boolean readOnly,
-        final Duration attachTimeout)
+    public static NodeJob open(final NodeAvs domain, final RankEnvironment job, final AvType type, final int entries,
+        final boolean readOnly, final Duration attachTimeout)
     {
-        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
-            .shmDirectory(job.directory()).build());
         try
         {
             switch (job.launcher())
@@ -100,10 +97,8 @@ public final class NodeJob implements AutoCloseable
      * @throws FabricException FI_ENOENT when the AV does not exist, FI_EINVAL when it holds fewer than
      *                         size entries
      */
-    public static NodeJob openPrefilled(final RankEnvironment job)
+    public static NodeJob openPrefilled(final NodeAvs domain, final RankEnvironment job)
     {
-        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN)
-            .shmDirectory(job.directory()).build());
         try
         {
             if (job.avName() == null || !JobFiles.avExists(domain, job.avName()))
@@ -166,7 +161,7 @@ public final class NodeJob implements AutoCloseable
     }
 
     /** Local rank 0 claims the name, creates the AV; nobody else creates it. */
-    private static NodeJob create(final Domain domain, final RankEnvironment job, final AvType type, final int entries)
+    private static NodeJob create(final NodeAvs domain, final RankEnvironment job, final AvType type, final int entries)
     {
         // What a crashed job left (its processes and creator gone) is removed first; anything else refuses below.
         JobLeftovers.clearIfOver(job);
@@ -238,7 +233,7 @@ public final class NodeJob implements AutoCloseable
     }
 
     /** Another local rank: waits (bounded) for its job's AV, refuses another job's, then attaches. */
-    private static NodeJob attach(final Domain domain, final RankEnvironment job,
+    private static NodeJob attach(final NodeAvs domain, final RankEnvironment job,
         final boolean readOnly, final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
