@@ -3,8 +3,11 @@ package org.shmav.job;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -245,9 +248,102 @@ public final class NodeJob implements AutoCloseable
         }
         catch (final RuntimeException e)
         {
+            // local rank 0 waits for this rank's address: tell it at once that none comes
+            try
+            {
+                NodeRecords.write(jobFile, job.localRank(), job.rank(), errnoName(e).getBytes(StandardCharsets.US_ASCII),
+                    NodeRecords.FAILED);
+            }
+            catch (final IOException | RuntimeException ignored)
+            {
+                e.addSuppressed(ignored);
+            }
             JobFiles.closeQuietly(jobFile);
             throw e;
         }
+    }
+
+    /** How a failure is named to the other ranks: its errno's name, or the exception's class. */
+    static String errnoName(final RuntimeException failure)
+    {
+        return failure instanceof FabricException f ? FiErrno.name(f.errno()) : failure.getClass().getSimpleName();
+    }
+
+    /** Hands this rank's address to the node's local rank 0 through the job file (no store round trip). */
+    public void handAddress(final byte[] address)
+    {
+        try
+        {
+            NodeRecords.write(jobFile, job.localRank(), job.rank(), address, NodeRecords.ADDRESS);
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EIO, "cannot write " + JobFiles.file(job) + ": " + e, e);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, e.getMessage(), e);
+        }
+    }
+
+    /** Tells the node's local rank 0 that this rank has no address to hand (it waits without having published). */
+    void handNothing()
+    {
+        try
+        {
+            NodeRecords.write(jobFile, job.localRank(), job.rank(), NodeRecords.NOTHING.getBytes(StandardCharsets.US_ASCII),
+                NodeRecords.FAILED);
+        }
+        catch (final IOException e)
+        {
+            // local rank 0 then waits for it until half its deadline
+        }
+    }
+
+    /**
+     * Local rank 0: the entries the node's ranks handed over, in local rank order, waiting until every
+     * local rank handed one or {@code deadlineNanos}; a local rank that handed nothing by then is left out.
+     */
+    List<NodeRecords.Entry> nodeEntries(final long deadlineNanos)
+    {
+        final NodeRecords.Entry[] entries = new NodeRecords.Entry[job.localSize()];
+        int handed = 0;
+        try
+        {
+            while (true)
+            {
+                for (int i = 0; i < entries.length; i++)
+                {
+                    if (entries[i] == null && (entries[i] = NodeRecords.read(jobFile, i)) != null)
+                    {
+                        handed++;
+                    }
+                }
+                if (handed == entries.length || System.nanoTime() - deadlineNanos > 0)
+                {
+                    break;
+                }
+                Thread.sleep(1);
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.EIO, "cannot read " + JobFiles.file(job) + ": " + e, e);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new FabricException("shmav_rank_await_all", FiErrno.EINTR, "interrupted while waiting for the node's ranks", e);
+        }
+        final List<NodeRecords.Entry> present = new ArrayList<>();
+        for (final NodeRecords.Entry e : entries)
+        {
+            if (e != null)
+            {
+                present.add(e);
+            }
+        }
+        return present;
     }
 
     /** Local rank 0: the AV holds every entry now; the node's other ranks may read it. */

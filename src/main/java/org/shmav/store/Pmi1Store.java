@@ -180,6 +180,12 @@ public final class Pmi1Store implements JobStore
     }
 
     @Override
+    public int maxValue()
+    {
+        return MAX_VALUE;
+    }
+
+    @Override
     public void publish(final String key, final String value)
     {
         checkWord("key", key, MAX_KEY);
