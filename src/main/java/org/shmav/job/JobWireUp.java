@@ -111,6 +111,10 @@ public final class JobWireUp
             long handed = start;
             if (!exchanged)
             {
+                if (!published)
+                {
+                    node.handNothing(); // local rank 0 need not wait for this rank's address
+                }
                 if (node.leader())
                 {
                     final List<NodeRecords.Entry> entries = node.nodeEntries(start + timeout.toNanos() / 2);
@@ -119,10 +123,6 @@ public final class JobWireUp
                         new NodeBlocks(store).publish(NodeRecords.pack(entries));
                     }
                     handed = System.nanoTime();
-                }
-                else if (!published)
-                {
-                    node.handNothing(); // local rank 0 need not wait for this rank's address
                 }
                 store.exchange(NodeBlocks.remaining(deadline));
                 exchanged = true;

@@ -35,9 +35,12 @@ public final class Pmi1Store implements JobStore
     public static final String DESCRIPTION = "MPICH Hydra (PMI-1 over PMI_FD)";
     /** How long the proxy may take to answer init, get_my_kvsname, put and get. */
     static final long ANSWER_MILLIS = 5_000;
-    /** Hydra's limits ({@code cmd=get_maxes}: key 64, value 1024 bytes), with room for the rank suffix. */
+    /**
+     * Hydra's limits ({@code cmd=get_maxes}: key 64, value 1024 bytes), with room for the rank suffix; the value's
+     * 1024 count C's terminating NUL: Hydra accepts a longer {@code put} and its {@code get} returns the first 1023.
+     */
     private static final int MAX_KEY = 52;
-    private static final int MAX_VALUE = 1024;
+    private static final int MAX_VALUE = 1023;
 
     /** The process's one connection: null before the first attempt, empty when it failed. */
     private static Optional<Connected> process;
