@@ -208,9 +208,11 @@ public final class JobWireUp
         if (System.getProperty(TIMINGS_PROPERTY) != null)
         {
             final long filled = System.nanoTime();
-            System.err.printf("shmav wire-up rank %d: node hand-off %.1f ms, exchange %.1f ms, %d look-ups (%d characters) " +
-                "%.1f ms, fill of %d entries %.2f ms%n", job.rank(), (handed - start) / 1e6, (exchanged - handed) / 1e6,
-                blocks.lookups(), blocks.bytes(), (fetched - exchanged) / 1e6, job.size(), (filled - fetched) / 1e6);
+            // one print, one write: the ranks of several nodes share the launcher's stderr
+            System.err.print(String.format("shmav wire-up rank %d: node hand-off %.1f ms, exchange %.1f ms, %d look-ups " +
+                "(%d characters) %.1f ms, fill of %d entries %.2f ms%n", job.rank(), (handed - start) / 1e6,
+                (exchanged - handed) / 1e6, blocks.lookups(), blocks.bytes(), (fetched - exchanged) / 1e6, job.size(),
+                (filled - fetched) / 1e6));
         }
     }
 

@@ -110,7 +110,8 @@ class AcrossNodesIT
                 continue;
             }
             final String line = line(out, "error " + r + " ");
-            assertTrue(line.contains("errno=110") && line.contains("the barrier got no answer within 5000 ms") &&
+            // within what is left of the 5 s deadline: local rank 0 first waited for its node's addresses
+            assertTrue(line.contains("errno=110") && line.matches(".*the barrier got no answer within \\d+ ms.*") &&
                 line.contains("MPICH Hydra (PMI-1 over PMI_FD)"), out);
         }
     }
