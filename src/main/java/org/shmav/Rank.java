@@ -55,9 +55,10 @@ import org.shmav.store.JobStore;
  *     job of the name or {@code shmav gc} removes both.</li>
  * <li>Across nodes (local size &lt; size) each node has one AV holding every rank of the job, filled
  *     through the launcher's own job-wide key-value store ({@link org.shmav.job.Launcher#openStore}: PMI-1 under
- *     mpiexec, PMIx under mpirun, PMI-2 or PMIx under srun): {@link #publish} puts this rank's address
- *     in the store, {@link #awaitAll} takes part in the store's exchange, after which the node's local
- *     rank 0 fills the node's AV in rank order and marks it complete, and the node's other ranks, which
+ *     mpiexec, PMIx under mpirun, PMI-2 or PMIx under srun): {@link #publish} hands this rank's address
+ *     to the node's local rank 0 (through the job file), {@link #awaitAll} takes part in the store's
+ *     exchange, in which each node's local rank 0 publishes its node's block and after which it fetches
+ *     one block per node, fills the node's AV in one pass and marks it complete, and the node's other ranks, which
  *     opened it read-only, wait for that mark. Then {@link #peer(int)} answers every rank. When the
  *     launcher's store is not available here, each node's AV holds only that node's ranks, at fi_addr =
  *     local rank, {@link #peer(int)} throws FI_EOPNOTSUPP saying what the store needs, and
