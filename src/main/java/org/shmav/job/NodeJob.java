@@ -37,6 +37,8 @@ import org.shmav.FiErrno;
 public final class NodeJob implements AutoCloseable
 {
     private static final long POLL_MILLIS = 10;
+    /** How often local rank 0 looks for the records its node's ranks have not handed yet. */
+    private static final long HAND_OFF_POLL_MILLIS = 5;
 
     private final RankEnvironment job;
     private final NodeAvs domain;
@@ -323,7 +325,7 @@ public final class NodeJob implements AutoCloseable
                 {
                     break;
                 }
-                Thread.sleep(1);
+                Thread.sleep(HAND_OFF_POLL_MILLIS); // not 1: with a hundred ranks a node, each round reads them all
             }
         }
         catch (final IOException e)
