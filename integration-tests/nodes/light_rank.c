@@ -1,18 +1,22 @@
 /*
- * light_rank: a rank of a scale run that costs almost nothing: under MPICH's mpiexec it speaks PMI-1
- * on PMI_FD (init, get_my_kvsname, put of its address under shmav-addr-RANK, barrier), then waits until
+ * light_rank: a rank of a scale run that costs almost nothing: under MPICH's mpiexec it hands its
+ * address to its node's local rank 0 (a JVM) through its record in the node's job file
+ * /dev/shm/.shmav-job.mpich-<kvsname> (the layout of org.shmav.job.NodeRecords), speaks PMI-1 on PMI_FD
+ * (init, get_my_kvsname, barrier: every rank takes part in the exchange), then waits until
  * its node's AV (/dev/shm/mpich-<kvsname>, filled by the node's local rank 0, a JVM) holds every rank
  * of the job, reading it through the shipped header alone; prints
  * "light RANK seen_ms EPOCH_MS" (when it saw every rank) and finalizes.
  *
  *   gcc -std=c11 -O2 -Wall -Wextra -Werror -I src/main/c -o light_rank integration-tests/nodes/light_rank.c
  *
- * Exit status: 0 every rank seen, 1 no PMI, 2 the store failed, 3 the AV was not filled within 300 s.
+ * Exit status: 0 every rank seen, 1 no PMI, 2 the store failed, 3 the AV was not filled within 300 s,
+ * 4 the job file did not appear within 300 s or could not be written.
  */
 #define _GNU_SOURCE
 
 #include "shmav_av.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/time.h>
 #include <time.h>
@@ -68,7 +72,6 @@ int main(void)
     const int rank = atoi(rank_s);
     const int size = atoi(size_s);
     char answer[1024];
-    char command[512];
     if (ask("cmd=init pmi_version=1 pmi_subversion=1\n", answer, sizeof answer) < 0 ||
         ask("cmd=get_my_kvsname\n", answer, sizeof answer) < 0)
     {
@@ -84,10 +87,39 @@ int main(void)
     kvs[strcspn(kvs, " ")] = '\0';
     /* FI_SOCKADDR_IN as Java's Addresses writes it: family 2 in host order, port and address big-endian */
     const unsigned port = 20000 + (unsigned)rank;
-    snprintf(command, sizeof command, "cmd=put kvsname=%s key=shmav-addr-%d value=0200%04x7f0000010000000000000000\n",
-        kvs, rank, port);
-    if (ask(command, answer, sizeof answer) < 0 || strstr(answer, "rc=0") == NULL ||
-        ask("cmd=barrier_in\n", answer, sizeof answer) < 0)
+    const unsigned char addr[16] = {2, 0, (unsigned char)(port >> 8), (unsigned char)port, 127, 0, 0, 1};
+    const char *local_s = getenv("MPI_LOCALRANKID");
+    const char *locals_s = getenv("MPI_LOCALNRANKS");
+    if (local_s == NULL || locals_s == NULL)
+    {
+        return 1;
+    }
+    const int local = atoi(local_s);
+    const int slots = atoi(locals_s);
+    char job[512];
+    snprintf(job, sizeof job, "/dev/shm/.shmav-job.mpich-%s", kvs);
+    int jf = -1;
+    const long long job_deadline = now_ms() + 300000;
+    while ((jf = open(job, O_RDWR)) < 0 && now_ms() < job_deadline)
+    {
+        struct timespec ts = {0, 100 * 1000 * 1000}; /* a thousand ranks poll: keep the CPU for the JVMs */
+        nanosleep(&ts, NULL);
+    }
+    /* the record: kind, rank, length, address, little-endian; the kind written last, by a write of its own */
+    const off_t at = 512 + (off_t)(slots + 1 + 63) / 64 * 64 + (off_t)local * 1024;
+    unsigned char record[8 + 16];
+    const uint32_t fields[2] = {(uint32_t)rank, 16};
+    memcpy(record, fields, sizeof fields);
+    memcpy(record + 8, addr, sizeof addr);
+    const uint32_t kind = 1;
+    if (jf < 0 || pwrite(jf, record, sizeof record, at + 4) != (ssize_t)sizeof record ||
+        pwrite(jf, &kind, sizeof kind, at) != (ssize_t)sizeof kind)
+    {
+        fprintf(stderr, "light_rank %d: cannot write its record into %s\n", rank, job);
+        return 4;
+    }
+    close(jf);
+    if (ask("cmd=barrier_in\n", answer, sizeof answer) < 0)
     {
         return 2;
     }

@@ -11,10 +11,11 @@ import java.util.Optional;
 
 import org.shmav.job.JobVariables;
 import org.shmav.job.JobWireUp;
+import org.shmav.job.Launcher;
+import org.shmav.job.NodeAvs;
 import org.shmav.job.NodeJob;
 import org.shmav.job.RankEnvironment;
 import org.shmav.store.JobStore;
-import org.shmav.store.JobStores;
 
 /**
  * One process of a job started by a launcher: its rank, the job's size and the job's named AV, in
@@ -53,10 +54,11 @@ import org.shmav.store.JobStores;
  *     is closed by a shutdown hook. When ranks are killed instead, the job's cleanup process, the next
  *     job of the name or {@code shmav gc} removes both.</li>
  * <li>Across nodes (local size &lt; size) each node has one AV holding every rank of the job, filled
- *     through the launcher's own job-wide key-value store ({@link org.shmav.store.JobStores}: PMI-1 under
- *     mpiexec, PMIx under mpirun, PMI-2 or PMIx under srun): {@link #publish} puts this rank's address
- *     in the store, {@link #awaitAll} takes part in the store's exchange, after which the node's local
- *     rank 0 fills the node's AV in rank order and marks it complete, and the node's other ranks, which
+ *     through the launcher's own job-wide key-value store ({@link org.shmav.job.Launcher#openStore}: PMI-1 under
+ *     mpiexec, PMIx under mpirun, PMI-2 or PMIx under srun): {@link #publish} hands this rank's address
+ *     to the node's local rank 0 (through the job file), {@link #awaitAll} takes part in the store's
+ *     exchange, in which each node's local rank 0 publishes its node's block and after which it fetches
+ *     one block per node, fills the node's AV in one pass and marks it complete, and the node's other ranks, which
  *     opened it read-only, wait for that mark. Then {@link #peer(int)} answers every rank. When the
  *     launcher's store is not available here, each node's AV holds only that node's ranks, at fi_addr =
  *     local rank, {@link #peer(int)} throws FI_EOPNOTSUPP saying what the store needs, and
@@ -204,19 +206,18 @@ public final class Rank implements AutoCloseable
      */
     public static Rank fromEnvironment(final Map<String, String> env)
     {
-        final RankEnvironment job = RankEnvironment.detect(env, RankEnvironment::hydraJobOfThisProcess);
+        final RankEnvironment job = Launcher.environment(env, Launcher::hydraJobOfThisProcess);
         final JobAddrFormat format = JobAddrFormat.fromEnvironment(env);
         if ("1".equals(env.get(PREFILLED_ENV)))
         {
-            return new Rank(job, NodeJob.openPrefilled(job, format.domainAttr(job.directory())), new Prefilled());
+            return new Rank(job, NodeJob.openPrefilled(domainFor(job, format), job), new Prefilled());
         }
-        final boolean acrossNodes = !job.oneNode() && job.launcher() != RankEnvironment.Launcher.AVRUN &&
-            job.launcher() != RankEnvironment.Launcher.NONE;
-        final Optional<JobStore> store = acrossNodes ? JobStores.fromEnvironment(env) : Optional.empty();
+        final boolean throughStore = !job.oneNode() && job.launcher().hasStore();
+        final Optional<JobStore> store = throughStore ? job.launcher().openStore(env) : Optional.empty();
         try
         {
             return open(job, store.orElse(null), RankEnvironment.avType(env), ATTACH_TIMEOUT,
-                acrossNodes && store.isEmpty() ? JobStores.whatItNeeds(env) : null, format);
+                throughStore && store.isEmpty() ? job.launcher().whatItNeeds() : null, format);
         }
         catch (final RuntimeException e)
         {
@@ -267,7 +268,7 @@ public final class Rank implements AutoCloseable
         {
             throw new IllegalArgumentException("rank=" + rank + " size=" + size + ": need 0 <= rank < size");
         }
-        return open(new RankEnvironment(RankEnvironment.Launcher.AVRUN, rank, size, rank, size, avName, directory, null),
+        return open(new RankEnvironment(Launcher.AVRUN, rank, size, rank, size, avName, directory, null),
             null, AvType.TABLE, ATTACH_TIMEOUT, null, format);
     }
 
@@ -284,16 +285,36 @@ public final class Rank implements AutoCloseable
         return open(job, store, type, attachTimeout, noStore, JobAddrFormat.IN);
     }
 
-    /** A rank whose job spans nodes wired up through {@code store} (null: none), its AV of {@code format}. */
+    /** A rank whose job spans nodes wired up through {@code store} (null: none), its AV of {@code format}; the rank's mode is chosen here, once. */
     static Rank open(final RankEnvironment job, final JobStore store, final AvType type, final Duration attachTimeout,
         final String noStore, final JobAddrFormat format)
     {
         final boolean wholeJob = job.oneNode() || store != null;
-        final NodeJob node = NodeJob.open(job, format.domainAttr(job.directory()), type,
-            wholeJob ? job.size() : job.localSize(), store != null, attachTimeout);
+        final NodeJob node = NodeJob.open(domainFor(job, format), job, type, wholeJob ? job.size() : job.localSize(),
+            store != null, attachTimeout);
         final Mode mode = store != null ? new ThroughStore(new JobWireUp(job, store, node)) :
             job.oneNode() ? new OneNode() : new NodeOnly(noStore);
         return new Rank(job, node, mode);
+    }
+
+    /** What the job layer opens the node's AV with: a domain of the job's address format in the job's directory. */
+    private static NodeAvs domainFor(final RankEnvironment job, final JobAddrFormat format)
+    {
+        final Domain domain = Domain.open(format.domainAttr(job.directory()));
+        return new NodeAvs()
+        {
+            @Override
+            public AddressVector openAv(final AvAttr attr)
+            {
+                return domain.openAv(attr);
+            }
+
+            @Override
+            public void close()
+            {
+                domain.close();
+            }
+        };
     }
 
     /** {@return this process's rank, 0 .. size-1} */
@@ -455,31 +476,11 @@ public final class Rank implements AutoCloseable
         }
         else if (mode instanceof ThroughStore t)
         {
-            publishInStore(t.wireUp(), addr);
+            t.wireUp().publish(addr);
         }
         else
         {
             node.av().insertAt(mode.wholeJob() ? job.rank() : job.localRank(), addr);
-        }
-    }
-
-    /** Across nodes: the store takes the address's hex; a store whose values are too short for it says so here. */
-    private void publishInStore(final JobWireUp wireUp, final ByteBuffer addr)
-    {
-        try
-        {
-            wireUp.publish(addr);
-        }
-        catch (final FabricException e)
-        {
-            if (e.errno() != FiErrno.EINVAL)
-            {
-                throw e;
-            }
-            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "rank " + job.rank() + ": " +
-                wireUp.describeStore() + " did not take this rank's address of " + addr.remaining() + " bytes (" +
-                2 * addr.remaining() + " hex characters): its values are shorter (PMI-1 and PMI-2 values hold some 1,000 " +
-                "characters: addresses of at most 511 bytes); under mpirun or srun --mpi=pmix (PMIx) any length passes", e);
         }
     }
 

@@ -15,7 +15,6 @@ import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,19 +64,11 @@ class ArchitectureTest
         }
     }
 
-    /** The layer order outside the job layer, whose classes still use Domain (the entry layer above). */
+    /** The whole order, with no exception. */
     @Test
-    void shouldUseOnlyLayersBelowOutsideTheJobLayer()
-    {
-        layers(false).check(MAIN);
-    }
-
-    /** The whole order. */
-    @Test
-    @Disabled("until the job layer stops importing the API: Rank<->job")
     void shouldUseOnlyLayersBelow()
     {
-        layers(true).check(MAIN);
+        layers().check(MAIN);
     }
 
     @Test
@@ -88,7 +79,6 @@ class ArchitectureTest
 
     /** The same with the root package cut in two, its entry classes and the rest (the API's vocabulary). */
     @Test
-    @Disabled("until the job layer stops importing the API: Rank<->job")
     void shouldHaveNoCyclesBetweenLayers()
     {
         slices().assignedFrom(new SliceAssignment()
@@ -108,11 +98,8 @@ class ArchitectureTest
         }).should().beFreeOfCycles().check(MAIN);
     }
 
-    /**
-     * Each layer may be used only by the layers above it; with {@code whole} false the job layer's uses of
-     * the entry layer are let through (the one known exception, see {@link #shouldUseOnlyLayersBelow}).
-     */
-    private static LayeredArchitecture layers(final boolean whole)
+    /** Each layer may be used only by the layers above it. */
+    private static LayeredArchitecture layers()
     {
         LayeredArchitecture rule = layeredArchitecture().consideringOnlyDependenciesInLayers();
         for (final Layer l : LAYERS)
@@ -122,16 +109,7 @@ class ArchitectureTest
         for (int i = 1; i < LAYERS.size(); i++)
         {
             final String[] above = LAYERS.subList(0, i).stream().map(Layer::name).toArray(String[]::new);
-            if (!whole && LAYERS.get(i).name().equals("entry"))
-            {
-                final String[] withJob = java.util.Arrays.copyOf(above, above.length + 1);
-                withJob[above.length] = "job";
-                rule = rule.whereLayer("entry").mayOnlyBeAccessedByLayers(withJob);
-            }
-            else
-            {
-                rule = rule.whereLayer(LAYERS.get(i).name()).mayOnlyBeAccessedByLayers(above);
-            }
+            rule = rule.whereLayer(LAYERS.get(i).name()).mayOnlyBeAccessedByLayers(above);
         }
         return rule.whereLayer(LAYERS.get(0).name()).mayNotBeAccessedByAnyLayer();
     }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;
 import org.shmav.job.RankEnvironment;
-import org.shmav.job.RankEnvironment.Launcher;
+import org.shmav.job.Launcher;
 import org.shmav.store.JobStore;
 
 /**
@@ -86,6 +87,68 @@ class RankAcrossNodesTest
         assertEquals(FiErrno.EPERM, assertThrows(FabricException.class,
             () -> r[3].av().insertAt(0, Addresses.toSockaddr(new InetSocketAddress("127.0.0.1", 1)))).errno(),
             "a rank other than local rank 0 opened the AV read-only");
+    }
+
+    /**
+     * Under a launcher's value limit (PMI-1, PMI-2) each node's block is cut into segments; each node's
+     * local rank 0 looks up each node's segments once: nodes x segments look-ups, not ranks.
+     */
+    @Test
+    void shouldFetchOneBlockPerNodeInSegmentsWithinTheLaunchersLimit() throws Exception
+    {
+        final FakeStore store = new FakeStore(5);
+        store.maxValue = 60; // 36 hex characters a segment: node A's 3 entries of 22 bytes are 4 segments
+        final Rank[] r = {open(store, 0, nodeA, 0, 3), open(store, 1, nodeB, 0, 2), open(store, 2, nodeA, 1, 3),
+            open(store, 3, nodeB, 1, 2), open(store, 4, nodeA, 2, 3)};
+        final List<Future<?>> done = new ArrayList<>();
+        for (final Rank rank : r)
+        {
+            rank.publish(new InetSocketAddress("127.0.0.1", 7000 + rank.rank()));
+            done.add(pool.submit(() -> rank.awaitAll(Duration.ofSeconds(20))));
+        }
+        for (final Future<?> f : done)
+        {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        for (final Rank rank : r)
+        {
+            for (int p = 0; p < 5; p++)
+            {
+                assertEquals(new InetSocketAddress("127.0.0.1", 7000 + p), rank.peer(p), rank + " peer " + p);
+            }
+        }
+        assertEquals(Set.of("shmav-node-0", "shmav-node1-0", "shmav-node2-0", "shmav-node3-0", "shmav-node-1",
+            "shmav-node1-1", "shmav-node2-1"), store.values.keySet(), "only the nodes' local ranks 0 publish, in segments");
+        // two leaders, each: node A's 4 segments and node B's 3; nobody looks up a rank's own key
+        assertEquals(7 * 2, store.lookups.values().stream().mapToInt(Integer::intValue).sum(), store.lookups.toString());
+    }
+
+    /** A node block that is not one names the node's local rank 0 at every rank. */
+    @Test
+    void shouldNameTheNodeWhoseBlockIsMalformed() throws Exception
+    {
+        final FakeStore store = new FakeStore(3);
+        final Rank a0 = open(store, 0, nodeA, 0, 2);
+        final Rank a1 = open(store, 2, nodeA, 1, 2);
+        a0.publish(new InetSocketAddress("127.0.0.1", 7000));
+        a1.publish(new InetSocketAddress("127.0.0.1", 7002));
+        final Future<?> nodeB = pool.submit(() -> {
+            store.as(1).publish("shmav-node", "1:0100000010"); // rank 1, cut short
+            store.as(1).exchange(Duration.ofSeconds(20));
+        });
+        final List<Future<FabricException>> errors = new ArrayList<>();
+        for (final Rank rank : List.of(a0, a1))
+        {
+            errors.add(pool.submit(() -> assertThrows(FabricException.class, () -> rank.awaitAll(Duration.ofSeconds(20)))));
+        }
+        nodeB.get(30, TimeUnit.SECONDS);
+        final FabricException leader = errors.get(0).get(30, TimeUnit.SECONDS);
+        assertEquals(FiErrno.EINVAL, leader.errno(), leader.getMessage());
+        assertTrue(leader.getMessage().contains("the node block of rank 1 (its node's local rank 0) is malformed"),
+            leader.getMessage());
+        final FabricException other = errors.get(1).get(30, TimeUnit.SECONDS);
+        assertTrue(other.getMessage().contains("the node block of rank 1 (its node's local rank 0) is malformed"),
+            "the node's other ranks name it too: " + other.getMessage());
     }
 
     @Test
@@ -173,6 +236,10 @@ class RankAcrossNodesTest
         final Map<String, String> values = new ConcurrentHashMap<>();
         final CyclicBarrier barrier;
         volatile boolean skipBarrier;
+        /** The launcher's value limit ({@link JobStore#maxValue()}). */
+        volatile int maxValue = Integer.MAX_VALUE;
+        /** Look-ups of every rank, by key. */
+        final Map<String, Integer> lookups = new ConcurrentHashMap<>();
 
         FakeStore(final int size)
         {
@@ -203,8 +270,19 @@ class RankAcrossNodesTest
                 }
 
                 @Override
+                public int maxValue()
+                {
+                    return maxValue;
+                }
+
+                @Override
                 public void publish(final String key, final String value)
                 {
+                    if (value.length() > maxValue)
+                    {
+                        throw new FabricException("fake_put", FiErrno.EINVAL, "fake store: a value of " + value.length() +
+                            " characters, over the limit of " + maxValue);
+                    }
                     values.put(key + "-" + rank, value);
                 }
 
@@ -228,6 +306,7 @@ class RankAcrossNodesTest
                 @Override
                 public String fetch(final int of, final String key, final Duration timeout)
                 {
+                    lookups.merge(key + "-" + of, 1, Integer::sum);
                     final String v = values.get(key + "-" + of);
                     if (v == null)
                     {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.shmav.job.JobId;
 import org.shmav.job.RankEnvironment;
-import org.shmav.job.RankEnvironment.Launcher;
+import org.shmav.job.Launcher;
 
 /**
  * Rank's addresses in the job's format ({@code SHMAV_ADDR_FORMAT}): IPv6 socket addresses, provider

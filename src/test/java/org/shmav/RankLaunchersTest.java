@@ -19,7 +19,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.shmav.job.RankEnvironment;
-import org.shmav.job.RankEnvironment.Launcher;
+import org.shmav.job.Launcher;
 import org.shmav.cli.ShmavCli;
 import org.shmav.job.JobFile;
 import org.shmav.job.JobId;
@@ -50,17 +50,17 @@ class RankLaunchersTest
             "MPI_LOCALNRANKS", "4");
         assertEquals(new RankEnvironment(Launcher.MPICH, 1, 4, 1, 4, "mpich-kvs_9360_0_801633007_vm", dir,
             new JobId("MPICH mpiexec (Hydra)", "kvs_9360_0_801633007_vm")),
-            RankEnvironment.detect(withDir(env), () -> Optional.of("kvs_9360_0_801633007_vm")));
+            Launcher.environment(withDir(env), () -> Optional.of("kvs_9360_0_801633007_vm")));
         final IllegalStateException unknown = assertThrows(IllegalStateException.class,
-            () -> RankEnvironment.detect(withDir(env), Optional::empty));
+            () -> Launcher.environment(withDir(env), Optional::empty));
         assertTrue(unknown.getMessage().contains("set SHMAV_AV"), unknown.getMessage());
         final Map<String, String> named = new HashMap<>(env);
         named.put(Rank.AV_ENV, "job7");
-        final RankEnvironment fixed = RankEnvironment.detect(withDir(named), () -> Optional.of("kvs_1_0_2_vm"));
+        final RankEnvironment fixed = Launcher.environment(withDir(named), () -> Optional.of("kvs_1_0_2_vm"));
         assertEquals("job7", fixed.avName());
         assertEquals(new JobId("MPICH mpiexec (Hydra)", "kvs_1_0_2_vm"), fixed.job(), "a fixed name keeps the job's identity");
         final IllegalStateException noJob = assertThrows(IllegalStateException.class,
-            () -> RankEnvironment.detect(withDir(named), Optional::empty), "a fixed name needs the job's identity too");
+            () -> Launcher.environment(withDir(named), Optional::empty), "a fixed name needs the job's identity too");
         assertTrue(noJob.getMessage().contains("cannot tell this rank's job"), noJob.getMessage());
     }
 
@@ -94,7 +94,7 @@ class RankLaunchersTest
             "SLURM_LOCALID", "0", "SLURM_JOB_ID", "9", "SLURM_STEP_ID", "batch", "SLURM_STEP_NUM_NODES", "1"));
         assertEquals(Launcher.SLURM, detect(env).launcher());
         env.putAll(Map.of("PMI_RANK", "1", "PMI_SIZE", "2", "MPI_LOCALRANKID", "1", "MPI_LOCALNRANKS", "2"));
-        assertEquals(Launcher.MPICH, RankEnvironment.detect(withDir(env), () -> Optional.of("1-2")).launcher(),
+        assertEquals(Launcher.MPICH, Launcher.environment(withDir(env), () -> Optional.of("1-2")).launcher(),
             "mpiexec inside a Slurm allocation");
         env.putAll(Map.of("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2", "OMPI_COMM_WORLD_LOCAL_RANK", "1",
             "OMPI_COMM_WORLD_LOCAL_SIZE", "2", "OMPI_MCA_ess_base_jobid", "77"));
@@ -231,7 +231,7 @@ class RankLaunchersTest
 
     private RankEnvironment detect(final Map<String, String> env)
     {
-        return RankEnvironment.detect(withDir(env), Optional::empty);
+        return Launcher.environment(withDir(env), Optional::empty);
     }
 
     private Map<String, String> withDir(final Map<String, String> env)

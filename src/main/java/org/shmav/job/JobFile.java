@@ -36,6 +36,9 @@ import java.util.Set;
  *  32  launcher length L, job id length J   two shorts
  *  36  launcher, then job id            UTF-8
  * 512  slot i                           byte: 1 once participant i joined
+ *  R   record i                         {@link NodeRecords#SIZE} bytes: participant i's address, handed to
+ *                                      participant 0 on the node (R = 512 + slots + 1 rounded up to 64;
+ *                                      the byte after the slots is the removers' lock byte)
  * </pre>
  *
  * A participant that joins writes 1 at its slot and holds an fcntl lock on that byte until it leaves;
@@ -481,6 +484,24 @@ public final class JobFile implements AutoCloseable
         {
             // until full or end of file; what is missing stays 0
         }
+    }
+
+    /** Where participant {@code participant}'s record starts ({@link NodeRecords}). */
+    long recordAt(final int participant)
+    {
+        return SLOTS_START + (slots + 1 + 63L) / 64 * 64 + (long)participant * NodeRecords.SIZE;
+    }
+
+    /** Writes {@code b} at {@code position} of this file (a participant's record). */
+    void writeAt(final ByteBuffer b, final long position) throws IOException
+    {
+        writeFully(channel, b, position);
+    }
+
+    /** Reads into {@code b} from {@code position}; what the file does not have yet reads as 0. */
+    void readAt(final ByteBuffer b, final long position) throws IOException
+    {
+        readFully(channel, b, position);
     }
 
     static byte[] magic()

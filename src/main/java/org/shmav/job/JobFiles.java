@@ -10,7 +10,6 @@ import java.util.Optional;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
 import org.shmav.AvType;
-import org.shmav.Domain;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
@@ -30,7 +29,7 @@ final class JobFiles
     }
 
     /** Under avrun: the AV the launcher created, after refusing one whose job file names another job. */
-    static AddressVector attachToLaunchersAv(final Domain domain, final RankEnvironment job, final AvType type)
+    static AddressVector attachToLaunchersAv(final NodeAvs domain, final RankEnvironment job, final AvType type)
     {
         if (!avExists(domain, job.avName()))
         {
@@ -72,7 +71,7 @@ final class JobFiles
      * Waits (until {@code deadline}) for local rank 0's job file to record this job's AV, refuses
      * another job's, and joins it.
      */
-    static JobFile awaitAndJoin(final Domain domain, final RankEnvironment job, final long deadline, final Duration timeout)
+    static JobFile awaitAndJoin(final NodeAvs domain, final RankEnvironment job, final long deadline, final Duration timeout)
     {
         long foreignSince = 0;
         while (true)
@@ -245,7 +244,7 @@ final class JobFiles
     }
 
     /** Whether the named AV exists (a read-only open succeeds), without ever creating it. */
-    static boolean avExists(final Domain domain, final String name)
+    static boolean avExists(final NodeAvs domain, final String name)
     {
         try (AddressVector probe = domain.openAv(AvAttr.builder().type(AvType.UNSPEC).name(name).flags(Fi.READ).build()))
         {

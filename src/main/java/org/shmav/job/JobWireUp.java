@@ -3,38 +3,43 @@ package org.shmav.job;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 
+import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
+import org.shmav.AvType;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.store.JobStore;
 
 /**
- * A job across nodes, wired up through its launcher's key-value store: every rank publishes its
- * address there under {@value #ADDRESS_KEY}; in {@link #awaitAll} every rank takes part in the store's
- * exchange, then each node's local rank 0 fetches all N addresses and fills the node's AV in rank
- * order (entry r = rank r: fi_addr r under FI_AV_TABLE, {@code mapAddr + r} under FI_AV_MAP), and marks
- * it complete in the job file ({@link JobFile#AV_FILLED}, written after the last entry); the node's
- * other ranks, which opened the AV read-only, wait for that mark. A failure anywhere (a rank missing
- * from the store, the store's timeout, local rank 0 dying while it fills) reaches every rank as a
+ * A job across nodes, wired up through its launcher's key-value store with one block per node: every
+ * rank hands its address to its node's local rank 0 through the job file ({@link NodeJob#handAddress});
+ * local rank 0 publishes the node's block of (rank, length, address) entries under its own rank
+ * ({@link NodeBlocks}: one value under PMIx, segments within the launcher's limit under PMI-1 and
+ * PMI-2); in {@link #awaitAll} every rank takes part in the store's exchange, then each node's local
+ * rank 0 fetches one block per node, walking the ranks (the smallest rank no block has covered yet is
+ * the local rank 0 of the next node), fills the node's AV with the job's N entries in one batch insert
+ * (entry r = rank r: fi_addr r under FI_AV_TABLE, {@code mapAddr + r} under FI_AV_MAP), and marks it
+ * complete in the job file ({@link JobFile#AV_FILLED}, written after the last entry); the node's other
+ * ranks, which opened the AV read-only, wait for that mark. A failure anywhere (a rank missing, a rank
+ * that could not open, the store's timeout, local rank 0 dying while it fills) reaches every rank as a
  * {@link FabricException} within its deadline, and the AV is never marked complete.
+ *
+ * <p>The walk needs each node's local rank 0 to be the node's lowest rank, as Hydra, Open MPI and Slurm
+ * number them; a block that does not hold the rank it was fetched from is refused as malformed.
  *
  * <p>Safe for use by several threads ({@link #awaitAll} is serialised).
  */
 public final class JobWireUp
 {
-    /** The store key under which each rank publishes its address (hex of its FI_SOCKADDR_IN bytes). */
-    public static final String ADDRESS_KEY = "shmav-addr";
-    /** System property: when set, local rank 0 prints the wire-up's phases (exchange, fetches, inserts) to stderr. */
+    /** System property: when set, local rank 0 prints the wire-up's phases (exchange, look-ups, fill) to stderr. */
     public static final String TIMINGS_PROPERTY = "shmav.wireup.timings";
-    /** How a failed rank's value starts ({@link #announceFailure}); no address's hex starts so. */
-    private static final String FAILED = "!";
 
     private final RankEnvironment job;
     private final JobStore store;
     private final NodeJob node;
+    private boolean published;
     private boolean exchanged;
     private boolean complete;
     /** The ranks that announced they could not open (with their errno), from the last {@link #fetchAll}. */
@@ -50,14 +55,13 @@ public final class JobWireUp
     /**
      * A rank that could not open its node's AV tells the others through the store, so that they fail at
      * once naming it instead of waiting for it until their deadline: it publishes {@code !<errno name>}
-     * in place of its address and takes part in the exchange (at most {@code timeout}). Never throws.
+     * in place of a node block and takes part in the exchange (at most {@code timeout}). Never throws.
      */
     public static void announceFailure(final JobStore store, final RuntimeException failure, final Duration timeout)
     {
         try
         {
-            store.publish(ADDRESS_KEY, FAILED + (failure instanceof FabricException f ? FiErrno.name(f.errno()) :
-                failure.getClass().getSimpleName()));
+            NodeBlocks.publishFailure(store, NodeJob.errnoName(failure));
             store.exchange(timeout);
         }
         catch (final RuntimeException e)
@@ -78,16 +82,18 @@ public final class JobWireUp
         return store.describe();
     }
 
-    /** Puts this rank's address (its FI_SOCKADDR_IN bytes, position to limit) in the launcher's store. */
-    public void publish(final ByteBuffer sockaddr)
+    /** Hands this rank's address (its bytes, position to limit) to the node's local rank 0, which publishes the node's block. */
+    public void publish(final ByteBuffer address)
     {
-        final byte[] bytes = new byte[sockaddr.remaining()];
-        sockaddr.duplicate().get(bytes);
-        store.publish(ADDRESS_KEY, HexFormat.of().formatHex(bytes));
+        final byte[] bytes = new byte[address.remaining()];
+        address.duplicate().get(bytes);
+        node.handAddress(bytes);
+        published = true;
     }
 
     /**
-     * Exchanges (once) and waits until the node's AV holds every rank, at most {@code timeout}.
+     * Exchanges (once) and waits until the node's AV holds every rank, at most {@code timeout}. Local rank 0
+     * first waits for its node's addresses, at most half of {@code timeout}, and publishes its node's block.
      *
      * @throws FabricException FI_ETIMEDOUT when the store's exchange or the fill did not end in time;
      *                         FI_ENODATA naming the ranks that published nothing (at local rank 0);
@@ -99,18 +105,32 @@ public final class JobWireUp
         {
             return;
         }
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final long start = System.nanoTime();
+        final long deadline = start + timeout.toNanos();
         try
         {
-            final long start = System.nanoTime();
+            long handed = start;
             if (!exchanged)
             {
-                store.exchange(timeout);
+                if (!published)
+                {
+                    node.handNothing(); // local rank 0 need not wait for this rank's address
+                }
+                if (node.leader())
+                {
+                    final List<NodeRecords.Entry> entries = node.nodeEntries(start + timeout.toNanos() / 2);
+                    if (!entries.isEmpty())
+                    {
+                        new NodeBlocks(store).publish(NodeRecords.pack(entries));
+                    }
+                    handed = System.nanoTime();
+                }
+                store.exchange(NodeBlocks.remaining(deadline));
                 exchanged = true;
             }
             if (node.leader())
             {
-                fill(deadline, start);
+                fill(deadline, start, handed);
             }
             else
             {
@@ -144,55 +164,108 @@ public final class JobWireUp
                 throw e;
             }
             final List<Integer> missing = new ArrayList<>();
-            fetchAll(deadline, missing);
+            fetchAll(deadline, missing, new NodeBlocks(store));
             throw new FabricException("shmav_rank_await_all", missing.isEmpty() ? e.errno() : FiErrno.ENODATA,
                 e.detail() + (missing.isEmpty() ? "" : ": " + missingText(missing)), e);
         }
     }
 
-    /** Local rank 0: every rank's address into entry = rank, then the completion mark. */
-    private void fill(final long deadline, final long start)
+    /** Local rank 0: the job's N entries in one batch insert, checked at entry = rank, then the completion mark. */
+    private void fill(final long deadline, final long start, final long handed)
     {
         final AddressVector av = node.av();
         final List<Integer> missing = new ArrayList<>();
         final long exchanged = System.nanoTime();
-        final byte[][] addresses = fetchAll(deadline, missing);
+        final NodeBlocks blocks = new NodeBlocks(store);
+        final byte[][] addresses = fetchAll(deadline, missing, blocks);
         final long fetched = System.nanoTime();
         if (!missing.isEmpty())
         {
             throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, missingText(missing));
         }
-        for (int r = 0; r < job.size(); r++)
+        if (sameLength(addresses) && av.addrFormat() != AddrFormat.ADDR_STR)
         {
-            av.insertAt(r, ByteBuffer.wrap(addresses[r]));
+            insertInOneBatch(av, addresses);
+        }
+        else
+        {
+            // addresses of their own lengths (varying opaque, strings) go one a call, each at entry = rank
+            for (int r = 0; r < job.size(); r++)
+            {
+                av.insertAt(r, ByteBuffer.wrap(addresses[r]));
+            }
         }
         node.markFilled();
         if (System.getProperty(TIMINGS_PROPERTY) != null)
         {
             final long filled = System.nanoTime();
-            System.err.printf("shmav wire-up rank %d: exchange %.1f ms, %d fetches %.1f ms, %d inserts %.2f ms " +
-                "(%.2f us each)%n", job.rank(), (exchanged - start) / 1e6, job.size(), (fetched - exchanged) / 1e6,
-                job.size(), (filled - fetched) / 1e6, (filled - fetched) / 1e3 / job.size());
+            // one print, one write: the ranks of several nodes share the launcher's stderr
+            System.err.print(String.format("shmav wire-up rank %d: node hand-off %.1f ms, exchange %.1f ms, %d look-ups " +
+                "(%d characters) %.1f ms, fill of %d entries %.2f ms%n", job.rank(), (handed - start) / 1e6,
+                (exchanged - handed) / 1e6, blocks.lookups(), blocks.bytes(), (fetched - exchanged) / 1e6, job.size(),
+                (filled - fetched) / 1e6));
         }
     }
 
-    /** Every rank's address from the store (null where {@code missing} gets the rank). */
-    private byte[][] fetchAll(final long deadline, final List<Integer> missing)
+    private static boolean sameLength(final byte[][] addresses)
+    {
+        for (final byte[] a : addresses)
+        {
+            if (a.length != addresses[0].length)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The job's addresses of one length in one batch insert, checked at entry = rank. */
+    private void insertInOneBatch(final AddressVector av, final byte[][] addresses)
+    {
+        final ByteBuffer all = ByteBuffer.allocate(addresses[0].length * job.size());
+        for (final byte[] a : addresses)
+        {
+            all.put(a);
+        }
+        final long[] fiAddr = new long[job.size()];
+        av.insert(all.flip(), job.size(), fiAddr, 0, null);
+        final long base = av.attr().type() == AvType.MAP ? av.attr().mapAddr() : 0;
+        for (int r = 0; r < job.size(); r++)
+        {
+            if (fiAddr[r] != base + r)
+            {
+                throw new FabricException("shmav_rank_await_all", FiErrno.EALREADY, "rank " + r + "'s address is not at " +
+                    "entry " + r + " of the node's AV (fi_addr " + fiAddr[r] + "): another rank published the same address");
+            }
+        }
+    }
+
+    /**
+     * Every rank's address from the nodes' blocks (null where {@code missing} gets the rank): one block per
+     * node, fetched from the smallest rank not covered yet.
+     */
+    private byte[][] fetchAll(final long deadline, final List<Integer> missing, final NodeBlocks blocks)
     {
         failed.clear();
         final byte[][] addresses = new byte[job.size()][];
-        for (int r = 0; r < job.size(); r++)
+        final boolean[] covered = new boolean[job.size()];
+        final String[] failure = new String[1];
+        int next = 0;
+        while (next < job.size())
         {
             try
             {
-                final String value = store.fetch(r, ADDRESS_KEY, remaining(deadline));
-                if (value.startsWith(FAILED))
+                final byte[] block = blocks.fetch(next, deadline, failure);
+                if (block == null)
                 {
-                    failed.add(r + " (" + value.substring(FAILED.length()) + ")");
-                    missing.add(r);
-                    continue;
+                    failed.add(next + " (" + failure[0] + ")");
+                    missing.add(next);
+                    covered[next] = true;
                 }
-                addresses[r] = HexFormat.of().parseHex(value);
+                else
+                {
+                    take(next, block, addresses, covered, missing);
+                }
             }
             catch (final FabricException e)
             {
@@ -200,15 +273,63 @@ public final class JobWireUp
                 {
                     throw e;
                 }
-                missing.add(r);
+                missing.add(next); // not a node's local rank 0, or its local rank 0 published no block
+                covered[next] = true;
             }
-            catch (final IllegalArgumentException e)
+            while (next < job.size() && covered[next])
             {
-                throw new FabricException("shmav_rank_await_all", FiErrno.EINVAL, "rank " + r + "'s value under " +
-                    ADDRESS_KEY + " is not an address shmav published: " + e.getMessage());
+                next++;
             }
         }
         return addresses;
+    }
+
+    /** The entries of the block rank {@code from} published. */
+    private void take(final int from, final byte[] block, final byte[][] addresses, final boolean[] covered,
+        final List<Integer> missing)
+    {
+        final List<NodeRecords.Entry> entries;
+        try
+        {
+            entries = NodeRecords.unpack(block, job.size());
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.EINVAL, "the node block of rank " + from +
+                " (its node's local rank 0) is malformed: " + e.getMessage());
+        }
+        if (entries.stream().noneMatch(e -> e.rank() == from))
+        {
+            missing.add(from); // local rank 0 published its node's block, but no address of its own
+            covered[from] = true;
+        }
+        for (final NodeRecords.Entry e : entries)
+        {
+            if (covered[e.rank()])
+            {
+                throw new FabricException("shmav_rank_await_all", FiErrno.EINVAL, "the node block of rank " + from +
+                    " (ranks " + ranks(entries) + ") holds rank " + e.rank() + ", which another node's block holds too");
+            }
+            covered[e.rank()] = true;
+            if (e.address() == null && NodeRecords.NOTHING.equals(e.failure()))
+            {
+                missing.add(e.rank());
+            }
+            else if (e.address() == null)
+            {
+                failed.add(e.rank() + " (" + e.failure() + ")");
+                missing.add(e.rank());
+            }
+            else
+            {
+                addresses[e.rank()] = e.address();
+            }
+        }
+    }
+
+    private static List<Integer> ranks(final List<NodeRecords.Entry> entries)
+    {
+        return entries.stream().map(NodeRecords.Entry::rank).toList();
     }
 
     /** Names the ranks {@link #fetchAll} found no address of: those that announced a failure, and the others. */
@@ -216,21 +337,11 @@ public final class JobWireUp
     {
         final List<Integer> silent = new ArrayList<>(missing);
         silent.removeIf(r -> failed.stream().anyMatch(f -> f.startsWith(r + " ")));
+        java.util.Collections.sort(silent);
         final String opened = failed.isEmpty() ? "" : "rank(s) " + failed + " of " + job.size() +
             " could not open their node's AV (their own errors say why)";
-        return (silent.isEmpty() ? "" : "rank(s) " + silent + " of " + job.size() + " published no address under '" +
-            ADDRESS_KEY + "' before the exchange (they died first, or called awaitAll without publish)" +
+        return (silent.isEmpty() ? "" : "rank(s) " + silent + " of " + job.size() + " published no address " +
+            "(none in their node's block: they died first, or called awaitAll without publish)" +
             (opened.isEmpty() ? "" : "; ")) + opened;
-    }
-
-    private static Duration remaining(final long deadline)
-    {
-        final long left = deadline - System.nanoTime();
-        if (left <= 0)
-        {
-            throw new FabricException("shmav_rank_await_all", FiErrno.ETIMEDOUT, "the store's answers did not all " +
-                "come before the deadline");
-        }
-        return Duration.ofNanos(left);
     }
 }

@@ -1,20 +1,17 @@
 package org.shmav.job;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
-import org.shmav.Addresses;
 import org.shmav.AvAttr;
 import org.shmav.AvType;
-import org.shmav.Domain;
-import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
@@ -36,15 +33,17 @@ import org.shmav.FiErrno;
 public final class NodeJob implements AutoCloseable
 {
     private static final long POLL_MILLIS = 10;
+    /** How often local rank 0 looks for the records its node's ranks have not handed yet. */
+    private static final long HAND_OFF_POLL_MILLIS = 5;
 
     private final RankEnvironment job;
-    private final Domain domain;
+    private final NodeAvs domain;
     private final AddressVector av;
     private final JobFile jobFile;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread shutdownHook;
 
-    private NodeJob(final RankEnvironment job, final Domain domain, final AddressVector av, final JobFile jobFile)
+    private NodeJob(final RankEnvironment job, final NodeAvs domain, final AddressVector av, final JobFile jobFile)
     {
         this.job = job;
         this.domain = domain;
@@ -62,17 +61,16 @@ public final class NodeJob implements AutoCloseable
     /**
      * Joins the job on this node.
      *
+     * @param domain        opens the node's AV (of the job's address format, in the job's directory); closed here when this fails
      * @param job           what the launcher said
-     * @param domainAttr    the job's address format, with the job's directory
      * @param type          the AV's type when this rank creates it
      * @param entries       how many entries the node's AV holds: the job's size, or the node's ranks
      * @param readOnly      whether a rank other than local rank 0 opens the AV read-only (the leader fills it)
      * @param attachTimeout how long a rank waits for local rank 0 to create the AV
      */
-    public static NodeJob open(final RankEnvironment job, final DomainAttr domainAttr, final AvType type, final int entries,
+    public static NodeJob open(final NodeAvs domain, final RankEnvironment job, final AvType type, final int entries,
         final boolean readOnly, final Duration attachTimeout)
     {
-        final Domain domain = Domain.open(domainAttr);
         try
         {
             switch (job.launcher())
@@ -97,14 +95,13 @@ public final class NodeJob implements AutoCloseable
      * Opens the node's AV that a job prologue filled before the ranks started (rank r at entry r), read-only:
      * no job file, no store, nothing inserted.
      *
-     * @param domainAttr the job's address format, with the job's directory
-     *
+     * @param domain opens the node's AV (of the job's address format, in the job's directory); closed here when this fails
+     * @param job    what the launcher said
      * @throws FabricException FI_ENOENT when the AV does not exist, FI_EINVAL when it holds fewer than
      *                         size entries
      */
-    public static NodeJob openPrefilled(final RankEnvironment job, final DomainAttr domainAttr)
+    public static NodeJob openPrefilled(final NodeAvs domain, final RankEnvironment job)
     {
-        final Domain domain = Domain.open(domainAttr);
         try
         {
             if (job.avName() == null || !JobFiles.avExists(domain, job.avName()))
@@ -131,29 +128,6 @@ public final class NodeJob implements AutoCloseable
         }
     }
 
-    /** A pre-filled AV: rank {@code rank}'s entry, at {@code fiAddr}, must be the address it listens on. */
-    public void checkPrefilled(final int rank, final long fiAddr, final InetSocketAddress address)
-    {
-        final InetSocketAddress filled;
-        try
-        {
-            final ByteBuffer entry = ByteBuffer.allocate(AddrFormat.SOCKADDR_IN.addrlen());
-            av.lookup(fiAddr, entry);
-            filled = Addresses.toInetSocketAddress(entry);
-        }
-        catch (final FabricException e)
-        {
-            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + av.attr().name() +
-                "' has no entry for rank " + rank + ": the prologue must fill entry r with rank r's address", e);
-        }
-        if (!filled.equals(address))
-        {
-            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, "the pre-filled AV '" + av.attr().name() +
-                "' holds " + filled + " for rank " + rank + ", which is at " + address + " (a read-only rank " +
-                "changes nothing: fix the prologue)");
-        }
-    }
-
     /** {@return the node's AV} */
     public AddressVector av()
     {
@@ -167,7 +141,7 @@ public final class NodeJob implements AutoCloseable
     }
 
     /** Local rank 0 claims the name, creates the AV; nobody else creates it. */
-    private static NodeJob create(final Domain domain, final RankEnvironment job, final AvType type, final int entries)
+    private static NodeJob create(final NodeAvs domain, final RankEnvironment job, final AvType type, final int entries)
     {
         // What a crashed job left (its processes and creator gone) is removed first; anything else refuses below.
         JobLeftovers.clearIfOver(job);
@@ -239,7 +213,7 @@ public final class NodeJob implements AutoCloseable
     }
 
     /** Another local rank: waits (bounded) for its job's AV, refuses another job's, then attaches. */
-    private static NodeJob attach(final Domain domain, final RankEnvironment job,
+    private static NodeJob attach(final NodeAvs domain, final RankEnvironment job,
         final boolean readOnly, final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
@@ -251,9 +225,102 @@ public final class NodeJob implements AutoCloseable
         }
         catch (final RuntimeException e)
         {
+            // local rank 0 waits for this rank's address: tell it at once that none comes
+            try
+            {
+                NodeRecords.write(jobFile, job.localRank(), job.rank(), errnoName(e).getBytes(StandardCharsets.US_ASCII),
+                    NodeRecords.FAILED);
+            }
+            catch (final IOException | RuntimeException ignored)
+            {
+                e.addSuppressed(ignored);
+            }
             JobFiles.closeQuietly(jobFile);
             throw e;
         }
+    }
+
+    /** How a failure is named to the other ranks: its errno's name, or the exception's class. */
+    static String errnoName(final RuntimeException failure)
+    {
+        return failure instanceof FabricException f ? FiErrno.name(f.errno()) : failure.getClass().getSimpleName();
+    }
+
+    /** Hands this rank's address to the node's local rank 0 through the job file (no store round trip). */
+    public void handAddress(final byte[] address)
+    {
+        try
+        {
+            NodeRecords.write(jobFile, job.localRank(), job.rank(), address, NodeRecords.ADDRESS);
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EIO, "cannot write " + JobFiles.file(job) + ": " + e, e);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new FabricException("shmav_rank_publish", FiErrno.EINVAL, e.getMessage(), e);
+        }
+    }
+
+    /** Tells the node's local rank 0 that this rank has no address to hand (it waits without having published). */
+    void handNothing()
+    {
+        try
+        {
+            NodeRecords.write(jobFile, job.localRank(), job.rank(), NodeRecords.NOTHING.getBytes(StandardCharsets.US_ASCII),
+                NodeRecords.FAILED);
+        }
+        catch (final IOException e)
+        {
+            // local rank 0 then waits for it until half its deadline
+        }
+    }
+
+    /**
+     * Local rank 0: the entries the node's ranks handed over, in local rank order, waiting until every
+     * local rank handed one or {@code deadlineNanos}; a local rank that handed nothing by then is left out.
+     */
+    List<NodeRecords.Entry> nodeEntries(final long deadlineNanos)
+    {
+        final NodeRecords.Entry[] entries = new NodeRecords.Entry[job.localSize()];
+        int handed = 0;
+        try
+        {
+            while (true)
+            {
+                for (int i = 0; i < entries.length; i++)
+                {
+                    if (entries[i] == null && (entries[i] = NodeRecords.read(jobFile, i)) != null)
+                    {
+                        handed++;
+                    }
+                }
+                if (handed == entries.length || System.nanoTime() - deadlineNanos > 0)
+                {
+                    break;
+                }
+                Thread.sleep(HAND_OFF_POLL_MILLIS); // not 1: with a hundred ranks a node, each round reads them all
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.EIO, "cannot read " + JobFiles.file(job) + ": " + e, e);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new FabricException("shmav_rank_await_all", FiErrno.EINTR, "interrupted while waiting for the node's ranks", e);
+        }
+        final List<NodeRecords.Entry> present = new ArrayList<>();
+        for (final NodeRecords.Entry e : entries)
+        {
+            if (e != null)
+            {
+                present.add(e);
+            }
+        }
+        return present;
     }
 
     /** Local rank 0: the AV holds every entry now; the node's other ranks may read it. */

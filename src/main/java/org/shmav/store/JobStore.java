@@ -45,6 +45,17 @@ public interface JobStore extends AutoCloseable
     void publish(String key, String value);
 
     /**
+     * The longest value {@link #publish} takes, in characters: the launcher's limit (1,024 under Hydra's
+     * PMI-1 and Slurm's PMI-2), or {@link Integer#MAX_VALUE} when the store has none of its own (PMIx).
+     *
+     * @return the limit
+     */
+    default int maxValue()
+    {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * Commits what this rank published and waits until every rank of the job has (a fence or barrier).
      * Every rank calls it once, after its publishes.
      *

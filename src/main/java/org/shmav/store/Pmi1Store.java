@@ -36,8 +36,8 @@ public final class Pmi1Store implements JobStore
     /** How long the proxy may take to answer init, get_my_kvsname, put and get. */
     static final long ANSWER_MILLIS = 5_000;
     /**
-     * Hydra's limits ({@code cmd=get_maxes}: key 64, value 1024 bytes), with room for the rank suffix. The value's
-     * 1024 bytes hold its NUL: Hydra cuts a value of 1024 characters to 1023 (seen with MPICH 4.0.2).
+     * Hydra's limits ({@code cmd=get_maxes}: key 64, value 1024 bytes), with room for the rank suffix; the value's
+     * 1024 count C's terminating NUL: Hydra accepts a longer {@code put} and its {@code get} returns the first 1023.
      */
     private static final int MAX_KEY = 52;
     private static final int MAX_VALUE = 1023;
@@ -180,6 +180,12 @@ public final class Pmi1Store implements JobStore
     public String kvsName()
     {
         return connection.kvsName();
+    }
+
+    @Override
+    public int maxValue()
+    {
+        return MAX_VALUE;
     }
 
     @Override

@@ -136,6 +136,12 @@ public final class Pmi2Store implements JobStore
     }
 
     @Override
+    public int maxValue()
+    {
+        return MAX_VALUE;
+    }
+
+    @Override
     public synchronized void publish(final String key, final String value)
     {
         final String stored = storedKey(key, rank);

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
 import org.shmav.AvType;
@@ -29,7 +30,6 @@ import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.it.ChildJvm;
-import org.shmav.job.RankEnvironment.Launcher;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLockFile;
 import org.shmav.shm.SharedAvFile;
@@ -221,9 +221,23 @@ class JobLeftoversTest
 
     private NodeJob open(final int localRank)
     {
-        return NodeJob.open(new RankEnvironment(Launcher.SLURM, localRank, 2, localRank, 2, NAME, dir,
-            new JobId("Slurm srun", "2.0")), DomainAttr.builder().shmDirectory(dir).build(), AvType.TABLE, 2, true,
-            Duration.ofSeconds(5));
+        final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
+        final NodeAvs avs = new NodeAvs()
+        {
+            @Override
+            public AddressVector openAv(final AvAttr attr)
+            {
+                return domain.openAv(attr);
+            }
+
+            @Override
+            public void close()
+            {
+                domain.close();
+            }
+        };
+        return NodeJob.open(avs, new RankEnvironment(Launcher.SLURM, localRank, 2, localRank, 2, NAME, dir,
+            new JobId("Slurm srun", "2.0")), AvType.TABLE, 2, true, Duration.ofSeconds(5));
     }
 
     /** A job file of job 1.0 that a process now gone created, in {@code state}, nobody holding a place. */

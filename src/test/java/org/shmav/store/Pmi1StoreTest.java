@@ -49,6 +49,17 @@ class Pmi1StoreTest
         assertEquals("0200abcd", kvs.get("shmav-addr-1"), "keys carry the rank: one job-wide key space");
     }
 
+    /** Hydra answers get_maxes with vallen_max=1024 but hands back at most 1,023 characters of a value: refuse more. */
+    @Test
+    void shouldKeepValuesWithinWhatHydraHandsBack() throws Exception
+    {
+        final Pmi1Store store = connect(1, 2);
+        assertEquals(1023, store.maxValue());
+        store.publish("k", "a".repeat(1023));
+        final FabricException e = assertThrows(FabricException.class, () -> store.publish("k", "a".repeat(1024)));
+        assertEquals(FiErrno.EINVAL, e.errno(), e.getMessage());
+    }
+
     @Test
     void shouldNameTheRankWhoseKeyIsMissing() throws Exception
     {

@@ -56,6 +56,34 @@ class AcrossNodesMpirunIT
         }
     }
 
+    /**
+     * Each node's local rank 0 looks up one block per node after the exchange (one segment each: a few ranks
+     * a node), not one address per rank: the look-ups its wire-up timings report (ranks 0, 2 and 3 lead nodes
+     * of 2, 1 and 3 ranks), and the fill of the job's 6 entries in one pass.
+     */
+    @Test
+    void shouldLookUpOneBlockPerNodeAtEachNodesLocalRankZero() throws Exception
+    {
+        try (TestDir logs = TestDir.inTmp("nodes-ompi-lookups-it-logs-");
+             ChildJvm run = SimulatedNodes.mpirun("n1:2,n2:1,n3:3", 6, Map.of("JAVA_TOOL_OPTIONS",
+                 "-Dshmav.wireup.timings=1"), NodesRank.class.getName(), logs.path()))
+        {
+            succeeded(run);
+            final String err = run.stderr();
+            final Matcher m = Pattern.compile("shmav wire-up rank (\\d+): .*?, (\\d+) look-ups .*?, fill of (\\d+) entries")
+                .matcher(err);
+            final Map<Integer, Integer> lookups = new java.util.TreeMap<>();
+            while (m.find())
+            {
+                lookups.put(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+                assertEquals("6", m.group(3), err);
+            }
+            assertEquals(Map.of(0, 3, 2, 3, 3, 3), lookups, "nodes x segments look-ups at each node's local rank 0: " + err);
+            System.out.println("mpirun, 6 ranks over 3 simulated nodes: " + err.lines().filter(l -> l.contains("shmav wire-up"))
+                .toList());
+        }
+    }
+
     private static String succeeded(final ChildJvm run) throws InterruptedException
     {
         final int status = run.waitFor(Duration.ofSeconds(150));

@@ -1,0 +1,140 @@
+package org.shmav.job;
+
+import java.time.Duration;
+import java.util.HexFormat;
+
+import org.shmav.FabricException;
+import org.shmav.FiErrno;
+import org.shmav.store.JobStore;
+
+/**
+ * A node's block in the launcher's store: local rank 0 publishes it under its own rank, hex encoded, as
+ * one value when the store has no limit of its own (PMIx), else cut into segments that fit the
+ * launcher's value limit (Hydra's PMI-1 and Slurm's PMI-2: 1,024 characters; keys stay far below 64).
+ *
+ * <pre>
+ *   {@value #KEY}       "K:" then segment 0 (K = how many segments)
+ *   {@value #KEY}j      segment j, 1 &lt;= j &lt; K
+ *   a rank that could not open publishes "!" and its errno's name under {@value #KEY} instead
+ * </pre>
+ *
+ * Counts the store look-ups it makes. Not thread-safe (the wire-up serialises its use).
+ */
+final class NodeBlocks
+{
+    /** The key of a node's block (its first segment). */
+    static final String KEY = "shmav-node";
+    /** How a failed rank's value starts; no block does. */
+    static final String FAILED = "!";
+    /** Room left under the launcher's limit: the "K:" prefix, and a margin for the launcher's own terminator. */
+    private static final int MARGIN = 24;
+
+    private final JobStore store;
+    private int lookups;
+    private long bytes;
+
+    NodeBlocks(final JobStore store)
+    {
+        this.store = store;
+    }
+
+    /** {@return the look-ups {@link #fetch} made} */
+    int lookups()
+    {
+        return lookups;
+    }
+
+    /** {@return the characters {@link #fetch} received} */
+    long bytes()
+    {
+        return bytes;
+    }
+
+    /** Publishes this node's block under this rank (its local rank 0's): one value, or segments within the limit. */
+    void publish(final byte[] block)
+    {
+        final String hex = HexFormat.of().formatHex(block);
+        final int limit = store.maxValue();
+        final int per = limit == Integer.MAX_VALUE ? Math.max(hex.length(), 1) : (limit - MARGIN) & ~1;
+        final int segments = Math.max(1, (hex.length() + per - 1) / per);
+        for (int j = segments - 1; j >= 0; j--)
+        {
+            final String part = hex.substring(j * per, Math.min(hex.length(), (j + 1) * per));
+            store.publish(j == 0 ? KEY : KEY + j, j == 0 ? segments + ":" + part : part);
+        }
+    }
+
+    /** A rank that could not open: its errno's name in place of a block. */
+    static void publishFailure(final JobStore store, final String errno)
+    {
+        store.publish(KEY, FAILED + errno);
+    }
+
+    /**
+     * The block rank {@code rank} published (after the exchange): its bytes, or null when the rank
+     * published a failure, whose errno name then goes into {@code failure[0]}.
+     *
+     * @throws FabricException FI_ENODATA when the rank published no block; FI_EINVAL when it is malformed
+     */
+    byte[] fetch(final int rank, final long deadline, final String[] failure)
+    {
+        final String first = get(rank, KEY, deadline);
+        if (first.startsWith(FAILED))
+        {
+            failure[0] = first.substring(FAILED.length());
+            return null;
+        }
+        final int colon = first.indexOf(':');
+        final int segments;
+        try
+        {
+            segments = colon < 1 ? -1 : Integer.parseInt(first.substring(0, colon));
+        }
+        catch (final NumberFormatException e)
+        {
+            throw malformed(rank, "no segment count");
+        }
+        if (segments < 1 || segments > 1 << 16)
+        {
+            throw malformed(rank, "segment count '" + first.substring(0, Math.max(colon, 0)) + "'");
+        }
+        final StringBuilder hex = new StringBuilder(first.length() * segments).append(first, colon + 1, first.length());
+        for (int j = 1; j < segments; j++)
+        {
+            hex.append(get(rank, KEY + j, deadline));
+        }
+        try
+        {
+            return HexFormat.of().parseHex(hex);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw malformed(rank, "not hex: " + e.getMessage());
+        }
+    }
+
+    private String get(final int rank, final String key, final long deadline)
+    {
+        lookups++;
+        final String value = store.fetch(rank, key, remaining(deadline));
+        bytes += value.length();
+        return value;
+    }
+
+    private static FabricException malformed(final int rank, final String why)
+    {
+        return new FabricException("shmav_rank_await_all", FiErrno.EINVAL, "the node block of rank " + rank +
+            " (its node's local rank 0) is malformed: " + why);
+    }
+
+    static Duration remaining(final long deadline)
+    {
+        final long left = deadline - System.nanoTime();
+        if (left <= 0)
+        {
+            throw new FabricException("shmav_rank_await_all", FiErrno.ETIMEDOUT, "the store's answers did not all " +
+                "come before the deadline");
+        }
+        return Duration.ofNanos(left);
+    }
+}
