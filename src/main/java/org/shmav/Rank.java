@@ -41,7 +41,9 @@ import org.shmav.store.JobStore;
  *
  * <ul>
  * <li>Under avrun the launcher created the AV (FI_AV_TABLE of the job's address format, count = size) before any
- *     rank started and removes it at the end; a rank only attaches.</li>
+ *     rank started and removes it at the end; a rank only attaches. A rank that avrun stops (SIGTERM,
+ *     when another rank failed, at its timeout or on Ctrl-C) or that exits without closing is closed by
+ *     a shutdown hook, so that its attacher entry is freed rather than left to recovery.</li>
  * <li>Under mpirun, mpiexec and srun the node's local rank 0 creates the AV, named after the job
  *     ({@code ompi-<PMIX_NAMESPACE>}, {@code mpich-<Hydra KVS name>}, {@code slurm-<job>.<step>},
  *     or {@code SHMAV_AV} when set), after recording the job's identity in the job file

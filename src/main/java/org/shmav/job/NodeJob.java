@@ -49,9 +49,12 @@ public final class NodeJob implements AutoCloseable
         this.domain = domain;
         this.av = av;
         this.jobFile = jobFile;
-        // mpirun and mpiexec stop ranks with SIGTERM (Open MPI: SIGKILL 1 s later): leave the node then,
-        // so that the last rank removes the AV and the job file.
-        this.shutdownHook = jobFile == null ? null : new Thread(this::closeAtExit, "shmav-rank-exit");
+        // mpirun, mpiexec and avrun stop ranks with SIGTERM (Open MPI: SIGKILL 1 s later; avrun: 3 s later) when
+        // another rank fails, at a timeout or on Ctrl-C: close the AV then, so that the rank's attacher entry is
+        // freed rather than left to recovery, and (with a job file) leave the node, so that the last rank
+        // removes the AV and the job file. A rank that calls System.exit without closing is closed here too
+        // (a pre-filled AV's ranks as well); a private AV (a job of one, no launcher) holds no shared entry.
+        this.shutdownHook = jobFile == null && av.attr().name() == null ? null : new Thread(this::closeAtExit, "shmav-rank-exit");
         if (shutdownHook != null)
         {
             Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -436,7 +439,11 @@ public final class NodeJob implements AutoCloseable
         }
         catch (final RuntimeException e)
         {
-            // FI_EBUSY (an endpoint or AV set still open): the kernel releases the attacher as the process ends
+            // FI_EBUSY (an endpoint or AV set still open): the entry is left to recovery, as a killed rank's is
+        }
+        if (jobFile == null)
+        {
+            return; // avrun's AV: the launcher removes it
         }
         try
         {

@@ -139,6 +139,34 @@ class AvRunIT
         assertEquals(List.of(), dir.names());
     }
 
+    /**
+     * A job that ends by a rank's failure: the rank that exits (System.exit, without closing its Rank) and
+     * the ranks avrun stops with SIGTERM close their AV handle on the way out, so that each frees its
+     * attacher entry instead of leaving it to recovery ({@code shmav show}: 0 dead attachers). Before
+     * ranks under avrun had the shutdown hook, all 4 entries were left dead.
+     */
+    @Test
+    void shouldFreeTheAttacherEntryOfEveryRankOfAFailedJob() throws Exception
+    {
+        final List<String> args = new ArrayList<>(List.of("-n", "4", "--name", "failed", "--keep", "--timeout", "80", "--"));
+        args.addAll(JavaCommand.forMain(FailingJobRank.class.getName(), List.of(), List.of()));
+        try (ChildJvm avrun = avrun(args))
+        {
+            assertEquals(3, avrun.waitFor(WAIT), avrun::stderr);
+            assertTrue(avrun.stdout().contains("[0] rank 0 sees all 4"), avrun.stdout());
+            assertTrue(avrun.stderr().contains("rank 3 (pid "), avrun.stderr());
+        }
+        try (ChildJvm show = ChildJvm.script("shmav", Map.of("SHMAV_DIR", dir.path().toString()), logs,
+            List.of("show", "failed", "--json")))
+        {
+            assertEquals(0, show.waitFor(WAIT), show::stderr);
+            final String json = show.stdout();
+            assertTrue(json.matches("(?s).*\"deadAttachers\"\\s*:\\s*0\\b.*"),
+                "every rank's attacher entry was freed, none left to recovery: " + json);
+            assertTrue(json.matches("(?s).*\"liveAttachers\"\\s*:\\s*0\\b.*"), json);
+        }
+    }
+
     @Test
     void shouldStopEveryRankWhenTheTimeoutPasses() throws Exception
     {
