@@ -212,7 +212,14 @@ public final class Rank implements AutoCloseable
         final JobAddrFormat format = JobAddrFormat.fromEnvironment(env);
         if ("1".equals(env.get(PREFILLED_ENV)))
         {
-            return new Rank(job, NodeJob.openPrefilled(domainFor(job, format), job), new Prefilled());
+            try
+            {
+                return new Rank(job, NodeJob.openPrefilled(domainFor(job, format), job), new Prefilled());
+            }
+            catch (final FabricException e)
+            {
+                throw e.in("shmav_rank_open");
+            }
         }
         final boolean throughStore = !job.oneNode() && job.launcher().hasStore();
         final Optional<JobStore> store = throughStore ? job.launcher().openStore(env) : Optional.empty();
@@ -292,8 +299,16 @@ public final class Rank implements AutoCloseable
         final String noStore, final JobAddrFormat format)
     {
         final boolean wholeJob = job.oneNode() || store != null;
-        final NodeJob node = NodeJob.open(domainFor(job, format), job, type, wholeJob ? job.size() : job.localSize(),
-            store != null, attachTimeout);
+        final NodeJob node;
+        try
+        {
+            node = NodeJob.open(domainFor(job, format), job, type, wholeJob ? job.size() : job.localSize(), store != null,
+                attachTimeout);
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("shmav_rank_open"); // an error from below the API (e.g. removing a crashed job's files)
+        }
         final Mode mode = store != null ? new ThroughStore(new JobWireUp(job, store, node)) :
             job.oneNode() ? new OneNode() : new NodeOnly(noStore);
         return new Rank(job, node, mode);
@@ -703,7 +718,14 @@ public final class Rank implements AutoCloseable
     @Override
     public void close()
     {
-        node.close(); // FI_EBUSY leaves the rank open, store and all
+        try
+        {
+            node.close(); // FI_EBUSY leaves the rank open, store and all
+        }
+        catch (final FabricException e)
+        {
+            throw e.in("shmav_rank_close");
+        }
         if (mode instanceof ThroughStore t)
         {
             t.wireUp().close();
