@@ -150,6 +150,9 @@ class CrashStormIT
         final AtomicInteger recoveredHere = new AtomicInteger();
         final AtomicLong repairedHere = new AtomicLong();
         final AtomicLong ops = new AtomicLong();
+        /** From a writer's start until it opened the AV: the JVM's start, which takes most of the storm's time. */
+        final AtomicLong startupNanos = new AtomicLong();
+        final AtomicLong startupMaxNanos = new AtomicLong();
         /**
          * Acknowledged and not (yet) removed: id -> fi_addr. A lane folds its logs in order, and only
          * ever removes ids of its own lane, so a removal always meets its insert here (or an insert
@@ -179,6 +182,7 @@ class CrashStormIT
             for (int incarnation = 1; killed.get() < kills; incarnation++)
             {
                 final Path log = work.resolve("lane" + lane + "-" + incarnation + ".log");
+                final long launched = System.nanoTime();
                 try (ChildJvm writer = ChildJvm.start(StormWriter.class, work, dir(), NAME, Long.toString(CAPACITY),
                     Integer.toString(lane), Integer.toString(incarnation), log.toString(), Long.toString(random.nextLong()),
                     Integer.toString(LIVE_TARGET)))
@@ -193,6 +197,9 @@ class CrashStormIT
                         }
                         Thread.sleep(5);
                     }
+                    final long startup = System.nanoTime() - launched;
+                    startupNanos.addAndGet(startup);
+                    startupMaxNanos.accumulateAndGet(startup, Math::max);
                     Thread.sleep(random.nextInt(maxLife + 1));
                     if (!writer.isAlive())
                     {
@@ -376,7 +383,10 @@ class CrashStormIT
 
         String summary()
         {
-            return "kills=" + killed.get() + " (in an operation: " + killedInFlight.get() + ", migrating the index: " +
+            final long startupMillis = TimeUnit.NANOSECONDS.toMillis(startupNanos.get()) / Math.max(1, killed.get());
+            return "kills=" + killed.get() + " (writers took " + startupMillis + " ms on average, " +
+                TimeUnit.NANOSECONDS.toMillis(startupMaxNanos.get()) + " ms at most, from their start to an open AV)" +
+                " (in an operation: " + killedInFlight.get() + ", migrating the index: " +
                 killedRebuilding.get() + "; recovered by the test JVM: " + recoveredHere.get() + ", slots it repaired: " +
                 repairedHere.get() + "), writer ops=" + ops.get() + ", acknowledged inserts=" + acknowledged.get() +
                 ", removals logged=" + removalsLogged.get() + ", live entries checked=" + checkedLive + ", VALID slots=" +
