@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -58,6 +61,7 @@ import org.shmav.slots.SlotTable;
  * <p>Other knobs: {@code shmav.storm.lanes} (writers running at once, default 2),
  * {@code shmav.storm.seed}, {@code shmav.storm.maxLifeMillis} (longest a writer runs, default 300).
  */
+@ResourceLock(value = "cpu-bound storm", mode = ResourceAccessMode.READ_WRITE) // saturates the CPUs: never beside another storm
 class CrashStormIT
 {
     private static final String NAME = "storm";
@@ -75,6 +79,7 @@ class CrashStormIT
     }
 
     @Test
+    @Timeout(value = 20, unit = TimeUnit.MINUTES) // 300 writer JVM starts: 2-8 min on a loaded 2-core machine
     void shouldLoseNothingWhenWritersAreKilledAtRandomMoments() throws Exception
     {
         final int kills = Integer.getInteger("shmav.storm.kills", 300);
