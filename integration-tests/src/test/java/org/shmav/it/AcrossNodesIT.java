@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.launch.RingDemo;
 
 /**
@@ -23,6 +24,7 @@ import org.shmav.launch.RingDemo;
  * and the faults (a rank that publishes nothing, a rank that never exchanges, ranks of two nodes sharing
  * one SHMAV_DIR) reach every rank as a clear error within its deadline.
  */
+@Isolated("asserts which ranks report a timeout, which a loaded machine can reorder: runs alone, not beside other test classes")
 class AcrossNodesIT
 {
     private static final Pattern SELF = Pattern.compile("self (\\d+) host=(\\S+) local=(\\d+)/(\\d+) at=(\\d+) " +

@@ -11,12 +11,14 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.launch.RingDemo;
 
 /**
  * One job across simulated nodes under Open MPI's mpirun, whose store is PMIx ({@code store/PmixStore}):
  * every rank of the job in each node's AV at fi_addr = rank.
  */
+@Isolated("runs jobs across simulated nodes with timeouts, as AcrossNodesIT: runs alone, not beside other test classes")
 class AcrossNodesMpirunIT
 {
     private static final Pattern VIEW = Pattern.compile("view (\\d+): ([\\d ]+)");

@@ -62,8 +62,7 @@ public final class ChildJvm implements AutoCloseable
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
         command.add("-XX:TieredStopAtLevel=1");
-        command.add("-cp");
-        command.add(classpath);
+        command.addAll(HelperArchive.classpathArgs(javaHome, classpath)); // -cp, with the helpers' archive where it fits
         command.add(main.getName());
         command.addAll(List.of(args));
         return launch(command, null, env, outputDir, main.getSimpleName());

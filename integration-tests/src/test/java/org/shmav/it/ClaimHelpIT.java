@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -29,6 +30,7 @@ import org.shmav.slots.ToolAccess;
  * publishes twice nor counts twice. Under layout 6 the inserter waited for the frozen claim until its
  * call's deadline (5 s), then failed the address with FI_EAGAIN. The child is {@link ClaimHolder}.
  */
+@Isolated("asserts a cancel's time bound: runs alone, not beside other test classes")
 class ClaimHelpIT
 {
     private static final String NAME = "claims";

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Corruption fuzzing: thousands of mutated AV files through the whole read path (see
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code shmav.fuzz.cases} (cases per seed, default 600), {@code shmav.fuzz.seed} (the random seed),
  * {@code shmav.fuzz.case} (replay one case seed).
  */
+@ResourceLock(value = "cpu-bound storm", mode = ResourceAccessMode.READ_WRITE) // saturates the CPUs: never beside another storm
 class CorruptionFuzzIT
 {
     /** Fixed seeds: every build runs them. Seeds that once found a bug are kept here too. */

@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -58,6 +61,7 @@ import org.shmav.slots.SlotTable;
  * <p>Other knobs: {@code shmav.storm.lanes} (writers running at once, default 2),
  * {@code shmav.storm.seed}, {@code shmav.storm.maxLifeMillis} (longest a writer runs, default 300).
  */
+@ResourceLock(value = "cpu-bound storm", mode = ResourceAccessMode.READ_WRITE) // saturates the CPUs: never beside another storm
 class CrashStormIT
 {
     private static final String NAME = "storm";
@@ -75,6 +79,7 @@ class CrashStormIT
     }
 
     @Test
+    @Timeout(value = 20, unit = TimeUnit.MINUTES) // 300 writer JVM starts: 2-8 min on a loaded 2-core machine
     void shouldLoseNothingWhenWritersAreKilledAtRandomMoments() throws Exception
     {
         final int kills = Integer.getInteger("shmav.storm.kills", 300);
@@ -150,6 +155,9 @@ class CrashStormIT
         final AtomicInteger recoveredHere = new AtomicInteger();
         final AtomicLong repairedHere = new AtomicLong();
         final AtomicLong ops = new AtomicLong();
+        /** From a writer's start until it opened the AV: the JVM's start, which takes most of the storm's time. */
+        final AtomicLong startupNanos = new AtomicLong();
+        final AtomicLong startupMaxNanos = new AtomicLong();
         /**
          * Acknowledged and not (yet) removed: id -> fi_addr. A lane folds its logs in order, and only
          * ever removes ids of its own lane, so a removal always meets its insert here (or an insert
@@ -179,6 +187,7 @@ class CrashStormIT
             for (int incarnation = 1; killed.get() < kills; incarnation++)
             {
                 final Path log = work.resolve("lane" + lane + "-" + incarnation + ".log");
+                final long launched = System.nanoTime();
                 try (ChildJvm writer = ChildJvm.start(StormWriter.class, work, dir(), NAME, Long.toString(CAPACITY),
                     Integer.toString(lane), Integer.toString(incarnation), log.toString(), Long.toString(random.nextLong()),
                     Integer.toString(LIVE_TARGET)))
@@ -193,6 +202,9 @@ class CrashStormIT
                         }
                         Thread.sleep(5);
                     }
+                    final long startup = System.nanoTime() - launched;
+                    startupNanos.addAndGet(startup);
+                    startupMaxNanos.accumulateAndGet(startup, Math::max);
                     Thread.sleep(random.nextInt(maxLife + 1));
                     if (!writer.isAlive())
                     {
@@ -376,7 +388,10 @@ class CrashStormIT
 
         String summary()
         {
-            return "kills=" + killed.get() + " (in an operation: " + killedInFlight.get() + ", migrating the index: " +
+            final long startupMillis = TimeUnit.NANOSECONDS.toMillis(startupNanos.get()) / Math.max(1, killed.get());
+            return "kills=" + killed.get() + " (writers took " + startupMillis + " ms on average, " +
+                TimeUnit.NANOSECONDS.toMillis(startupMaxNanos.get()) + " ms at most, from their start to an open AV)" +
+                " (in an operation: " + killedInFlight.get() + ", migrating the index: " +
                 killedRebuilding.get() + "; recovered by the test JVM: " + recoveredHere.get() + ", slots it repaired: " +
                 repairedHere.get() + "), writer ops=" + ops.get() + ", acknowledged inserts=" + acknowledged.get() +
                 ", removals logged=" + removalsLogged.get() + ", live entries checked=" + checkedLive + ", VALID slots=" +

@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -40,6 +41,7 @@ import org.shmav.FiErrno;
  * system (the child's RLIMIT_FSIZE below the AV's size, so writes fail the way a full one makes them
  * fail) gives FI_ENOSPC and leaves nothing; and a full AV gives per-address FI_ENOSPC and stays usable.
  */
+@Isolated("asserts that a refusal comes within 2 s: runs alone, not beside other test classes")
 class ExhaustionIT
 {
     private Path base;

@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -32,6 +33,7 @@ import org.shmav.slots.ToolAccess;
  * indexState through this JVM's read-only view, then stopped; a child that left before the stop
  * landed is let go on to the next attempt.
  */
+@Isolated("asserts insert times beside a frozen peer: runs alone, not beside other test classes")
 class FrozenPeerIT
 {
     /**

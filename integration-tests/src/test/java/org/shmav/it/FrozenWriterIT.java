@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -41,6 +42,7 @@ import org.shmav.slots.ToolAccess;
  * for the frozen writer and, once no EMPTY bucket was left, every insert of a new address failed. Then
  * SIGCONT: the child goes on without a violation, and the AV is consistent.
  */
+@Isolated("asserts insert times beside a frozen writer: runs alone, not beside other test classes")
 class FrozenWriterIT
 {
     private static final String NAME = "frozen";

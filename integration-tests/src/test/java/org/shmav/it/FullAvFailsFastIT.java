@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -25,6 +26,7 @@ import org.shmav.FiErrno;
  * word of the AV several times (185-302 ms per address at 4 Mi entries: a batch of 1,024 into a full
  * 1 Mi-entry AV took 72 s). The bound here is loose (a loaded 2-core machine); the figures are printed.
  */
+@Isolated("asserts that a full AV refuses within a time bound: runs alone, not beside other test classes")
 class FullAvFailsFastIT
 {
     /** The default maximum, the largest AV the default limits allow: a 416 MB file. */

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -31,6 +33,7 @@ import org.shmav.slots.ToolAccess;
  * Named AVs that grow past their count with several writer JVMs, a reader JVM that attached before
  * the first growth, and writers killed (SIGKILL) while they grow.
  */
+@ResourceLock(value = "cpu-bound storm", mode = ResourceAccessMode.READ_WRITE) // saturates the CPUs: never beside another storm
 class GrowthIT
 {
     private Path dir;

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -41,6 +42,7 @@ import org.shmav.shm.Memory;
  * segments end). Layout 6.0 failed both: a taker took a new range past the frozen or dead grower's,
  * which the file system had no room for, so every insert failed with FI_ENOSPC.
  */
+@Isolated("asserts insert times beside a frozen grower: runs alone, not beside other test classes")
 class GrowthRoomIT
 {
     /** Slots of segment 0, and so of segment 1 (a power of two: segment 1 doubles it). */

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.launch.RingDemo;
 
 /**
@@ -24,6 +25,7 @@ import org.shmav.launch.RingDemo;
  * A launcher that is not installed skips its tests with the package to install, unless
  * {@code SHMAV_IT_REQUIRE_MPI=1} (set by {@code .ci/run}, which installs both): then it fails.
  */
+@Isolated("asserts the order in which ranks exit, paced by sleeps: runs alone, not beside other test classes")
 class MpiLaunchersIT
 {
     /** The two launchers, with the command line that starts 4 ranks on a machine with fewer cores, as root too. */

@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.opentest4j.AssertionFailedError;
 import org.shmav.Rank;
 import org.shmav.junit.MultiJvmRun;
@@ -26,6 +27,7 @@ import org.shmav.junit.MultiJvmRun;
  * named, its assertion is the cause, the other ranks are stopped, a timeout kills every rank, and the
  * AV is removed.
  */
+@Isolated("its ranks must start within a 3 s timeout: runs alone, not beside other test classes")
 class MultiJvmExtensionIT
 {
     private TestDir avs;

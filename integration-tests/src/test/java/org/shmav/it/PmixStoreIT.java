@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.store.PmixStore;
 
 /**
@@ -27,6 +28,7 @@ import org.shmav.store.PmixStore;
  * {@code mpirun} skips, or fails under {@code SHMAV_IT_REQUIRE_MPI=1} (see {@link MpiLaunchersIT}).
  * The last tests need neither: they show what a user without JNA or without libpmix is told.
  */
+@Isolated("asserts when a timeout fires (5 to 8 s): runs alone, not beside other test classes")
 class PmixStoreIT
 {
     private static final Path FAKESSH = Path.of("integration-tests", "nodes", "fakessh").toAbsolutePath();

@@ -15,8 +15,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** The README's first command, {@code scripts/avrun -n 4 --demo ring}, run for real. */
+@ResourceLock(value = "cpu-bound storm", mode = ResourceAccessMode.READ_WRITE) // saturates the CPUs: never beside another storm
 class RingDemoIT
 {
     private static final int RUNS_DEFAULT = 50;
@@ -56,6 +60,7 @@ class RingDemoIT
      * about 1 run in 10 to 20 so: "fi_addr 0x0 is unset"). Every run must pass.
      */
     @Test
+    @Timeout(value = 20, unit = TimeUnit.MINUTES) // 50 runs on busy CPUs: 4-8 min on a loaded 2-core machine
     void shouldPassTheRingEveryTimeWithTheCpusBusy() throws Exception
     {
         final int runs = Integer.getInteger("shmav.it.ringRuns", RUNS_DEFAULT);

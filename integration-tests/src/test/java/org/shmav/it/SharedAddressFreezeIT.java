@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -34,6 +35,7 @@ import org.shmav.slots.ToolAccess;
  * FREE (the thawed writers gave their cancelled claims back). Under layout 6 an insert of the address a
  * frozen writer held claimed waited for the whole freeze.
  */
+@Isolated("asserts insert times beside writers frozen at random: runs alone, not beside other test classes")
 class SharedAddressFreezeIT
 {
     private static final String NAME = "shared";

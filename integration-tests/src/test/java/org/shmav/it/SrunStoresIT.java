@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.store.Pmi2Store;
 import org.shmav.store.PmixStore;
 
@@ -17,6 +18,7 @@ import org.shmav.store.PmixStore;
  * its mpi/pmix_v4 plugin on libpmix2) across two simulated nodes ({@link SimulatedSlurm}): the values cross
  * from n1 to n2 only through Slurm's step daemons.
  */
+@Isolated("asserts when a timeout fires (5 to 8 s): runs alone, not beside other test classes")
 class SrunStoresIT
 {
     /** One of Slurm's stores: srun's --mpi value, the rank program, and how its messages read. */

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
@@ -36,6 +37,7 @@ import org.shmav.cli.ShmavCli;
  * other view is alive keeps the AV. Namespaces, mounts and other users need root, unshare and setpriv:
  * skipped otherwise, saying why.
  */
+@Isolated("asserts that each writer made progress in its time: runs alone, not beside other test classes")
 class WriterLivenessIT
 {
     private static final String NAME = "liveness";
