@@ -100,13 +100,17 @@ int main(void)
     snprintf(job, sizeof job, "/dev/shm/.shmav-job.mpich-%s", kvs);
     int jf = -1;
     const long long job_deadline = now_ms() + 300000;
+    /* a thousand ranks poll: back off to 1 s, or their wake-ups take the CPUs the JVMs need to start */
+    long wait_ms = 10;
     while ((jf = open(job, O_RDWR)) < 0 && now_ms() < job_deadline)
     {
-        struct timespec ts = {0, 100 * 1000 * 1000}; /* a thousand ranks poll: keep the CPU for the JVMs */
+        struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000 * 1000};
         nanosleep(&ts, NULL);
+        wait_ms = wait_ms < 1000 ? wait_ms * 2 : 1000;
     }
     /* the record: kind, rank, length, address, little-endian; the kind written last, by a write of its own */
-    const off_t at = 512 + (off_t)(slots + 1 + 63) / 64 * 64 + (off_t)local * 1024;
+    /* NodeRecords.SIZE: 12 bytes of fields and the longest address an AV stores (4096), in 16-byte steps */
+    const off_t at = 512 + (off_t)(slots + 1 + 63) / 64 * 64 + (off_t)local * 4112;
     unsigned char record[8 + 16];
     const uint32_t fields[2] = {(uint32_t)rank, 16};
     memcpy(record, fields, sizeof fields);
@@ -148,7 +152,7 @@ int main(void)
             ask("cmd=finalize\n", answer, sizeof answer);
             return 0;
         }
-        struct timespec ts = {0, 20 * 1000 * 1000};
+        struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
     fprintf(stderr, "light_rank %d: %s not filled within 300 s\n", rank, path);
