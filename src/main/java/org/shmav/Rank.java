@@ -318,20 +318,7 @@ public final class Rank implements AutoCloseable
     private static NodeAvs domainFor(final RankEnvironment job, final JobAddrFormat format)
     {
         final Domain domain = Domain.open(format.domainAttr(job.directory()));
-        return new NodeAvs()
-        {
-            @Override
-            public AddressVector openAv(final AvAttr attr)
-            {
-                return domain.openAv(attr);
-            }
-
-            @Override
-            public void close()
-            {
-                domain.close();
-            }
-        };
+        return NodeAvs.of(domain::openAv, domain::close);
     }
 
     /** {@return this process's rank, 0 .. size-1} */

@@ -222,20 +222,7 @@ class JobLeftoversTest
     private NodeJob open(final int localRank)
     {
         final Domain domain = Domain.open(DomainAttr.builder().addrFormat(AddrFormat.SOCKADDR_IN).shmDirectory(dir).build());
-        final NodeAvs avs = new NodeAvs()
-        {
-            @Override
-            public AddressVector openAv(final AvAttr attr)
-            {
-                return domain.openAv(attr);
-            }
-
-            @Override
-            public void close()
-            {
-                domain.close();
-            }
-        };
+        final NodeAvs avs = NodeAvs.of(domain::openAv, domain::close);
         return NodeJob.open(avs, new RankEnvironment(Launcher.SLURM, localRank, 2, localRank, 2, NAME, dir,
             new JobId("Slurm srun", "2.0")), AvType.TABLE, 2, true, Duration.ofSeconds(5));
     }

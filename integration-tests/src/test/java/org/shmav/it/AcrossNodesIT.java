@@ -159,14 +159,7 @@ class AcrossNodesIT
         {
             succeeded(run);
             final String err = run.stderr();
-            final Matcher m = Pattern.compile("shmav wire-up rank (\\d+): .*?, (\\d+) look-ups .*?, fill of (\\d+) entries")
-                .matcher(err);
-            final Map<Integer, Integer> lookups = new java.util.TreeMap<>();
-            while (m.find())
-            {
-                lookups.put(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
-                assertEquals("6", m.group(3), err);
-            }
+            final Map<Integer, Integer> lookups = SimulatedNodes.leaderLookups(err, 6);
             assertEquals(Map.of(0, 3, 2, 3, 3, 3), lookups, "nodes x segments look-ups at each node's local rank 0: " + err);
             System.out.println("mpiexec, 6 ranks over 3 simulated nodes: " + err.lines().filter(l -> l.contains("shmav wire-up"))
                 .toList());

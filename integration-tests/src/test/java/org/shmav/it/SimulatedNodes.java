@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 
 /**
@@ -86,5 +89,25 @@ final class SimulatedNodes
         final Map<String, String> launcher = new HashMap<>(launcherEnv);
         launcher.putAll(Map.of("SHMAV_DIR", "/dev/shm", "OMPI_ALLOW_RUN_AS_ROOT", "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"));
         return ChildJvm.command(command, launcher, logs);
+    }
+
+    /**
+     * The look-ups each node's local rank 0 reported in its wire-up timings line
+     * ({@code -Dshmav.wireup.timings=1}), by rank, checking that each filled {@code entries} entries.
+     */
+    static Map<Integer, Integer> leaderLookups(final String stderr, final int entries)
+    {
+        final Matcher m = Pattern.compile("shmav wire-up rank (\\d+): .*?, (\\d+) look-ups .*?, fill of (\\d+) entries")
+            .matcher(stderr);
+        final Map<Integer, Integer> lookups = new TreeMap<>();
+        while (m.find())
+        {
+            lookups.put(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+            if (Integer.parseInt(m.group(3)) != entries)
+            {
+                throw new AssertionError("rank " + m.group(1) + " filled " + m.group(3) + " entries, not " + entries + ": " + stderr);
+            }
+        }
+        return lookups;
     }
 }
