@@ -1,6 +1,9 @@
 package org.shmav.bench;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +20,7 @@ import org.shmav.Fi;
 /** Opening the AVs the benchmarks time: private (process memory) or shared (a named AV in /dev/shm). */
 public final class BenchAvs
 {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     /** The two kinds of AV, as a JMH parameter value. */
     public static final String PRIVATE = "private";
     public static final String SHARED = "shared";
@@ -119,5 +123,25 @@ public final class BenchAvs
         {
             return false;
         }
+    }
+
+    /**
+     * Inserts the first {@code n} addresses of {@code addrs} one a call, as a program does one by one.
+     *
+     * @return this thread's CPU time per insert, in ns (elapsed time is meaningless on a shared host)
+     */
+    static double cpuNanosPerInsert(final AddressVector av, final ByteBuffer addrs, final int n)
+    {
+        final long[] one = new long[1];
+        final long t0 = THREADS.getCurrentThreadCpuTime();
+        for (int i = 0; i < n; i++)
+        {
+            addrs.position(i * BenchAddresses.ADDRLEN);
+            if (av.insert(addrs, 1, one, 0, null) != 1)
+            {
+                throw new IllegalStateException("insert " + i + " failed");
+            }
+        }
+        return (THREADS.getCurrentThreadCpuTime() - t0) / (double)n;
     }
 }

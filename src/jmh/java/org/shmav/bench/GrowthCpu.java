@@ -1,7 +1,5 @@
 package org.shmav.bench;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -20,8 +18,6 @@ import org.shmav.Domain;
  */
 public final class GrowthCpu
 {
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-
     private GrowthCpu()
     {
     }
@@ -53,21 +49,11 @@ public final class GrowthCpu
     /** CPU ns per insert of {@code n} single inserts into a new shared AV created with {@code count}. */
     private static double fill(final Domain domain, final ByteBuffer addrs, final int n, final long count)
     {
-        final long[] one = new long[1];
         final String name = BenchAvs.uniqueName("growth-cpu");
         final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, count);
         try
         {
-            final long t0 = THREADS.getCurrentThreadCpuTime();
-            for (int i = 0; i < n; i++)
-            {
-                addrs.position(i * BenchAddresses.ADDRLEN);
-                if (av.insert(addrs, 1, one, 0, null) != 1)
-                {
-                    throw new IllegalStateException("insert " + i + " failed");
-                }
-            }
-            return (THREADS.getCurrentThreadCpuTime() - t0) / (double)n;
+            return BenchAvs.cpuNanosPerInsert(av, addrs, n);
         }
         finally
         {

@@ -31,8 +31,6 @@ import org.shmav.shm.AvLayout;
  */
 public final class InsertModelCompare
 {
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
-
     private InsertModelCompare()
     {
     }
@@ -98,7 +96,6 @@ public final class InsertModelCompare
     private static double shmav(final Domain domain, final int n, final boolean present)
     {
         final ByteBuffer addrs = BenchAddresses.direct(0, n);
-        final long[] one = new long[1];
         final String name = BenchAvs.uniqueName("model-compare");
         final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, n);
         try
@@ -107,16 +104,7 @@ public final class InsertModelCompare
             {
                 AvPages.touch(av);
             }
-            final long t0 = THREADS.getCurrentThreadCpuTime();
-            for (int i = 0; i < n; i++)
-            {
-                addrs.position(i * BenchAddresses.ADDRLEN);
-                if (av.insert(addrs, 1, one, 0, null) != 1)
-                {
-                    throw new IllegalStateException("insert " + i + " failed");
-                }
-            }
-            return (THREADS.getCurrentThreadCpuTime() - t0) / (double)n;
+            return BenchAvs.cpuNanosPerInsert(av, addrs, n);
         }
         finally
         {
