@@ -3,14 +3,11 @@ package org.shmav;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.shmav.AvTestSupport.assertErrno;
 
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.shmav.it.TestDir;
 
 /**
  * {@link FormatsContractTest} on named AVs, each fresh in a fresh directory under /dev/shm; plus what only a
@@ -19,24 +16,14 @@ import org.shmav.it.TestDir;
 class SharedAvFormatsTest extends FormatsContractTest
 {
     private final AtomicInteger names = new AtomicInteger();
-    private Path dir;
-
-    @BeforeEach
-    void createDirectory()
-    {
-        dir = TestDir.createInShm("shmav-formats-");
-    }
-
-    @AfterEach
-    void deleteDirectory()
-    {
-        TestDir.delete(dir);
-    }
+    /** A fresh /dev/shm directory per test, removed after it. */
+    @RegisterExtension
+    final ShmDomain shm = new ShmDomain("shmav-formats-");
 
     @Override
     protected DomainAttr.Builder domainAttr()
     {
-        return DomainAttr.builder().shmDirectory(dir);
+        return DomainAttr.builder().shmDirectory(shm.dir());
     }
 
     @Override
