@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -170,12 +169,22 @@ public final class Rank implements AutoCloseable
     private final RankEnvironment job;
     private final NodeJob node;
     private final Mode mode;
+    /** The node's AV read by rank: fi_addr values and the addresses published there. */
+    private final RankPeers peers;
 
     private Rank(final RankEnvironment job, final NodeJob node, final Mode mode)
     {
         this.job = job;
         this.node = node;
         this.mode = mode;
+        this.peers = new RankPeers(node.av(), job.size(), mode.wholeJob() ? job.size() : job.localSize(), whyNodeOnly(job, mode));
+    }
+
+    /** Null when the node's AV holds the whole job; else why it holds only the node's ranks, for the peer methods' FI_EOPNOTSUPP. */
+    private static String whyNodeOnly(final RankEnvironment job, final Mode mode)
+    {
+        return mode instanceof NodeOnly n ? "the job spans nodes (" + job.localSize() + " of its " + job.size() +
+            " ranks on this node) and " + job.launcher().description + "'s store is not available (" + n.noStore() + ")" : null;
     }
 
     /**
@@ -369,7 +378,7 @@ public final class Rank implements AutoCloseable
      */
     public long fiAddr()
     {
-        return encode(holdsWholeJob() ? job.rank() : job.localRank());
+        return peers.fiAddr(holdsWholeJob() ? job.rank() : job.localRank());
     }
 
     /**
@@ -383,13 +392,7 @@ public final class Rank implements AutoCloseable
      */
     public long fiAddrOf(final int peer)
     {
-        checkPeer(peer);
-        return encode(peer);
-    }
-
-    private long encode(final int index)
-    {
-        return node.av().attr().type() == AvType.MAP ? node.av().attr().mapAddr() + index : index;
+        return peers.fiAddrOf(peer);
     }
 
     /** {@return the job's AV (this node's), for calls beyond publish and peer (e.g. an AV set)} */
@@ -401,8 +404,7 @@ public final class Rank implements AutoCloseable
     /** {@return the job's address format ({@value JobAddrFormat#ENV}): what {@link #publish} takes and the peer methods give} */
     public JobAddrFormat addrFormat()
     {
-        final AddressVector av = node.av();
-        return new JobAddrFormat(av.addrFormat(), av.addrLen(), av.varyingAddrLen());
+        return peers.format();
     }
 
     /**
@@ -494,7 +496,7 @@ public final class Rank implements AutoCloseable
         final ByteBuffer filled;
         try
         {
-            filled = entry(fiAddr());
+            filled = peers.entry(fiAddr());
         }
         catch (final FabricException e)
         {
@@ -546,21 +548,7 @@ public final class Rank implements AutoCloseable
     /** {@return the ranks (local ranks, when the node's AV holds only the node) not in the AV yet, in ascending order} */
     public List<Integer> missingRanks()
     {
-        final List<Integer> missing = new ArrayList<>();
-        final ByteBuffer addr = ByteBuffer.allocate(node.av().addrLen());
-        final int entries = holdsWholeJob() ? job.size() : job.localSize();
-        for (int r = 0; r < entries; r++)
-        {
-            try
-            {
-                node.av().lookup(encode(r), addr.clear());
-            }
-            catch (final FabricException e)
-            {
-                missing.add(r);
-            }
-        }
-        return missing;
+        return peers.missing();
     }
 
     /**
@@ -577,8 +565,7 @@ public final class Rank implements AutoCloseable
      */
     public InetSocketAddress peer(final int peer)
     {
-        checkPeer(peer);
-        return socketAddress(encode(peer), "peerAddress(int)");
+        return peers.peer(peer);
     }
 
     /**
@@ -592,8 +579,7 @@ public final class Rank implements AutoCloseable
      */
     public byte[] peerAddress(final int peer)
     {
-        checkPeer(peer);
-        return bytes(entry(encode(peer)));
+        return peers.peerAddress(peer);
     }
 
     /**
@@ -609,23 +595,7 @@ public final class Rank implements AutoCloseable
      */
     public int peerAddress(final int peer, final ByteBuffer dst)
     {
-        checkPeer(peer);
-        return node.av().lookup(encode(peer), dst);
-    }
-
-    private void checkPeer(final int peer)
-    {
-        if (peer < 0 || peer >= job.size())
-        {
-            throw new IllegalArgumentException("peer=" + peer + " is outside 0.." + (job.size() - 1));
-        }
-        if (!holdsWholeJob())
-        {
-            throw new FabricException("shmav_rank_peer", FiErrno.EOPNOTSUPP, "the job spans nodes (" + job.localSize() +
-                " of its " + job.size() + " ranks on this node) and " + job.launcher().description + "'s store is not " +
-                "available (" + ((NodeOnly)mode).noStore() + "): this node's AV '" + node.av().attr().name() + "' holds only this node's " +
-                "ranks, at fi_addr = local rank; use nodePeer(localRank)");
-        }
+        return peers.peerAddress(peer, dst);
     }
 
     /**
@@ -640,8 +610,7 @@ public final class Rank implements AutoCloseable
      */
     public InetSocketAddress nodePeer(final int index)
     {
-        checkNodeIndex(index);
-        return socketAddress(encode(index), "nodePeerAddress(int)");
+        return peers.nodePeer(index);
     }
 
     /**
@@ -654,43 +623,7 @@ public final class Rank implements AutoCloseable
      */
     public byte[] nodePeerAddress(final int index)
     {
-        checkNodeIndex(index);
-        return bytes(entry(encode(index)));
-    }
-
-    private void checkNodeIndex(final int index)
-    {
-        final int entries = holdsWholeJob() ? job.size() : job.localSize();
-        if (index < 0 || index >= entries)
-        {
-            throw new IllegalArgumentException("fiAddr=" + index + " is outside 0.." + (entries - 1));
-        }
-    }
-
-    private InetSocketAddress socketAddress(final long fiAddr, final String instead)
-    {
-        final JobAddrFormat format = addrFormat();
-        if (!format.socketAddresses())
-        {
-            throw new FabricException("shmav_rank_peer", FiErrno.EINVAL, "this job's AV holds " + format.describe() +
-                " addresses, not socket addresses: use " + instead + " for their bytes");
-        }
-        return Addresses.toInetSocketAddress(entry(fiAddr));
-    }
-
-    /** The entry at {@code fiAddr}, position 0, limit its stored length. */
-    private ByteBuffer entry(final long fiAddr)
-    {
-        final ByteBuffer addr = ByteBuffer.allocate(node.av().addrLen());
-        final int len = node.av().lookup(fiAddr, addr);
-        return addr.clear().limit(Math.min(len, addr.capacity()));
-    }
-
-    private static byte[] bytes(final ByteBuffer addr)
-    {
-        final byte[] out = new byte[addr.remaining()];
-        addr.get(addr.position(), out);
-        return out;
+        return peers.nodePeerAddress(index);
     }
 
     /**

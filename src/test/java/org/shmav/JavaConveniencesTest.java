@@ -290,6 +290,9 @@ class JavaConveniencesTest
                 assertEquals(FiErrno.EINVAL, e.errno(), name + ": " + e.getMessage());
                 assertTrue(e.getMessage().contains("AV is closed"), name + ": " + e.getMessage());
             });
+            // the call made, not the count it polls
+            final String await = assertThrows(FabricException.class, () -> av.awaitCount(1, Duration.ofMillis(10))).getMessage();
+            assertTrue(await.startsWith("shmav_av_await_count: "), await);
         }
     }
 

@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -215,7 +217,14 @@ class RankLaunchersTest
             assertEquals(new InetSocketAddress("127.0.0.1", 7005), a.nodePeer(1));
             final FabricException e = assertThrows(FabricException.class, () -> a.peer(5));
             assertEquals(FiErrno.EOPNOTSUPP, e.errno());
-            assertTrue(e.getMessage().contains("spans nodes"), e.getMessage());
+            assertTrue(e.getMessage().startsWith("shmav_rank_peer: FI_EOPNOTSUPP") && e.getMessage().endsWith(": the job spans " +
+                "nodes (2 of its 6 ranks on this node) and Slurm srun's store is not available (no store was given): this " +
+                "node's AV 'slurm-1.0' holds only this node's ranks, at fi_addr = local rank; use nodePeer(localRank)"), e.getMessage());
+            assertEquals(FiErrno.EOPNOTSUPP, assertThrows(FabricException.class, () -> a.fiAddrOf(5)).errno());
+            assertEquals(FiErrno.EOPNOTSUPP, assertThrows(FabricException.class, () -> a.peerAddress(5, ByteBuffer.allocate(16))).errno());
+            assertThrows(IllegalArgumentException.class, () -> a.peer(6), "the range first");
+            assertThrows(IllegalArgumentException.class, () -> a.nodePeer(2), "the node's AV holds 2");
+            assertEquals(List.of(), a.missingRanks(), "local ranks, both published");
         }
     }
 

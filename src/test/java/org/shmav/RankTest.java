@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,6 +101,43 @@ class RankTest
         {
             final FabricException e = assertThrows(FabricException.class, () -> Rank.open(0, 4, "small", dir));
             assertEquals(FiErrno.EINVAL, e.errno());
+        }
+    }
+
+    /** Rank.peerAddress(int, ByteBuffer) says it allocates nothing, as the AV's lookup it hands the call to. */
+    @Test
+    void shouldNotAllocateInPeerAddressIntoABuffer()
+    {
+        final com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assertTrue(bean.isThreadAllocatedMemorySupported(), "this JVM must count allocated bytes per thread");
+        bean.setThreadAllocatedMemoryEnabled(true);
+        final long tid = Thread.currentThread().getId();
+        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+             AddressVector job = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(2).name("job").build());
+             Rank r0 = Rank.open(0, 2, "job", dir);
+             Rank r1 = Rank.open(1, 2, "job", dir))
+        {
+            r0.publish(new InetSocketAddress("127.0.0.1", 7000));
+            r1.publish(new InetSocketAddress("127.0.0.1", 7001));
+            final ByteBuffer dst = ByteBuffer.allocate(16);
+            long sink = 0;
+            for (int i = 0; i < 200_000; i++)
+            {
+                sink += r0.peerAddress(i & 1, dst);
+            }
+            long allocated = Long.MAX_VALUE;
+            for (int attempt = 0; attempt < 3 && allocated != 0; attempt++) // a JIT recompilation may land inside once
+            {
+                final long before = bean.getThreadAllocatedBytes(tid);
+                for (int i = 0; i < 100_000; i++)
+                {
+                    sink += r0.peerAddress(i & 1, dst);
+                }
+                allocated = bean.getThreadAllocatedBytes(tid) - before;
+            }
+            assertEquals(0, allocated, "bytes allocated by 100_000 peerAddress(int, ByteBuffer)");
+            assertTrue(sink >= 16L * 300_000);
+            assertEquals(new InetSocketAddress("127.0.0.1", 7001), Addresses.toInetSocketAddress(dst));
         }
     }
 

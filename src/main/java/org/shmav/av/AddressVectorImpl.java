@@ -18,7 +18,6 @@ import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.Region;
-import org.shmav.slots.SlotTable;
 
 /**
  * The {@link AddressVector} of both kinds: a private AV over a {@link Region} in process memory that
@@ -26,7 +25,7 @@ import org.shmav.slots.SlotTable;
  * same; this class is the handle (open and close, references from endpoints and sets, the bound event
  * queue, count and recovery) and hands each call to the class of its concern: {@link AvCallChecks}
  * (argument rules), {@link AvInserter} (insert), {@link ServiceAddresses} (insertsvc, insertsym),
- * {@link AvLookup} (lookup and the other reads), {@link AvEntryUpdates} (remove, set_user_id),
+ * {@link AvLookup} (lookup, count and the other reads), {@link AvEntryUpdates} (remove, set_user_id),
  * {@link AvAuthKeys} (auth keys), {@link FiAddrCodec} (fi_addr values), {@link GrowableRegion} (the
  * region, and a private AV's growth), and, for failures of this process or others, {@link AvFaults}
  * (a file cut short or replaced) and {@link AvLifecycle} (open or closed, references, leftovers of an
@@ -453,13 +452,7 @@ public final class AddressVectorImpl implements AddressVector
     {
         try
         {
-            checkOpen();
-            long count = regions.current().table().count();
-            while (count == SlotTable.STALE_VIEW) // a journal names a slot of a growth not mapped yet
-            {
-                count = regions.follow().table().count();
-            }
-            return count;
+            return lookups.count();
         }
         catch (final InternalError | FabricException e)
         {
@@ -474,9 +467,9 @@ public final class AddressVectorImpl implements AddressVector
         {
             return lookups.awaitCount(n, timeout);
         }
-        catch (final FabricException e)
+        catch (final InternalError | FabricException e)
         {
-            throw e.in("shmav_av_await_count");
+            throw faults.fault(e).in("shmav_av_await_count");
         }
     }
 

@@ -19,7 +19,7 @@ import org.shmav.slots.SlotTable;
 import org.shmav.slots.SlotView;
 
 /**
- * The read side of one AV handle: fi_av_lookup, fi_av_straddr, reverse lookup, fi_av_user_id and the
+ * The read side of one AV handle: fi_av_lookup, fi_av_straddr, reverse lookup, fi_av_user_id, the count and the
  * views of the valid entries that AV sets are built from. {@link #lookup} of a valid entry allocates
  * nothing. Reads take no lock (each reads the region once, a volatile read), so safe for use by many
  * threads.
@@ -181,13 +181,25 @@ final class AvLookup
         return java.util.Arrays.copyOf(out, n);
     }
 
+    /** {@code AddressVector.count}: the valid entries now, in every segment, grown by any process. */
+    long count()
+    {
+        av.checkOpen();
+        long count = regions.current().table().count();
+        while (count == SlotTable.STALE_VIEW) // a journal names a slot of a growth not mapped yet
+        {
+            count = regions.follow().table().count();
+        }
+        return count;
+    }
+
     /** {@code AddressVector.awaitCount}: polls the count, backing off, until it reaches {@code n} or the timeout. */
     boolean awaitCount(final long n, final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         final BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
         long count;
-        while ((count = av.count()) < n)
+        while ((count = count()) < n)
         {
             if (av.isClosed())
             {
