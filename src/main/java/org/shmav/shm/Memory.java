@@ -18,8 +18,8 @@ import java.nio.ByteOrder;
  *   <li><b>volatile</b> and <b>CAS</b> ({@code compareAndSetLong}, {@code getAndAddLong}): sequentially
  *       consistent; every ownership change of a slot, bucket or attacher entry is a CAS.</li>
  * </ul>
- * A private AV's memory is {@link #exclusive}: one writer at a time, so its CAS is an ordered load and
- * store, not a locked instruction.
+ * A private AV's memory is {@link #exclusive}: one writer at a time, so its CAS and fetch-and/or are an
+ * ordered load and store, not a locked instruction.
  * All multi-byte fields are little-endian (see shm-layout.md), whatever the host; on x86 and aarch64
  * that is the native order and costs nothing. Offsets must be aligned to the field size, which the
  * layout guarantees. A write through a read-only mapping throws {@link java.nio.ReadOnlyBufferException}.
@@ -252,11 +252,23 @@ public final class Memory
 
     public long getAndBitwiseOrLong(final int offset, final long bits)
     {
+        if (exclusive)
+        {
+            final long v = getLongAcquire(offset);
+            setIfUnchanged(offset, v, v | bits);
+            return v;
+        }
         return (long)LONGS.getAndBitwiseOr(buffer, offset, bits);
     }
 
     public long getAndBitwiseAndLong(final int offset, final long bits)
     {
+        if (exclusive)
+        {
+            final long v = getLongAcquire(offset);
+            setIfUnchanged(offset, v, v & bits);
+            return v;
+        }
         return (long)LONGS.getAndBitwiseAnd(buffer, offset, bits);
     }
 

@@ -57,6 +57,9 @@ class MemoryTest
             assertEquals(5L, m.getLong(8));
             assertTrue(m.compareAndSetLong(8, 5L, 9L));
             assertEquals(9L, m.getLong(8));
+            assertEquals(9L, m.getAndBitwiseOrLong(8, 6L));
+            assertEquals(15L, m.getAndBitwiseAndLong(8, ~1L));
+            assertEquals(14L, m.getLong(8));
             assertThrows(IndexOutOfBoundsException.class, () -> m.compareAndSetLong(64, 0L, 1L));
             if (b.isDirect())
             {
