@@ -28,7 +28,7 @@
  *       enough. P passes (default 5) over fresh slots; prints the median pass per insert. Comparing MB
  *       sizes at one W says what the random bucket costs while the inserts stream through the slots.
  *
- *   memory_limits insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh]
+ *   memory_limits insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh] [--exclusive]
  *       The insert model with shmav's own atomics and lines (docs/performance.md, Where an insert's time
  *       goes): per insert, the handle lock's CAS (a private word) and its release store; loads of the
  *       header's segmentCount, freeHint, free-group mark and indexState words and of the writer's
@@ -44,7 +44,9 @@
  *       last-level cache gives the out-of-cache row. The slot and hash pages are present before the
  *       timing, unless --fresh: then every pass writes new files whole with zeros and maps them, and
  *       writes only map_addr (all ones) through the mapping, as creating an AV does, so the inserts
- *       take the first-touch page faults of a new AV.
+ *       take the first-touch page faults of a new AV. --exclusive: a private AV, whose writes are all
+ *       made under its handle's lock, so every CAS but the lock's is an acquire load, a compare and a
+ *       release store (shmav's Memory.exclusive), no locked instruction.
  *
  * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
  * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
@@ -295,7 +297,21 @@ static int insert(long megabytes, long work, long passes)
 #define H_FREE_GROUPS 1024
 #define H_ATTACHER 4096 /* the writer's own attacher entry: token, journal, phase, published */
 
-static int insert_shmav(long megabytes, long n, long work, long passes, int fresh)
+/*
+ * A compare-and-set of the insert model: a locked CAS, or (exclusive: a private AV, whose every write is
+ * made under its handle's lock) what shmav's exclusive memory does instead, an acquire load, a compare
+ * and a release store.
+ */
+static inline void model_cas(uint64_t *p, uint64_t expected, uint64_t value, int exclusive)
+{
+    if (exclusive) {
+        if (__atomic_load_n(p, __ATOMIC_ACQUIRE) == expected) __atomic_store_n(p, value, __ATOMIC_RELEASE);
+    } else {
+        __atomic_compare_exchange_n(p, &expected, value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
+}
+
+static int insert_shmav(long megabytes, long n, long work, long passes, int fresh, int exclusive)
 {
     const size_t buckets = ((size_t)megabytes << 20) / 8;
     if (!buckets) { fprintf(stderr, "insert-shmav needs a hash of at least 1 MB\n"); return 2; }
@@ -345,13 +361,17 @@ static int insert_shmav(long megabytes, long n, long work, long passes, int fres
             checks += __atomic_load_n(H64(H_FREE_GROUPS + 8 * (group >> 6)), __ATOMIC_SEQ_CST) >> (group & 63) & 1;
             uint64_t *st = (uint64_t *)(slots + (size_t)i * 64);
             checks += __atomic_load_n(&map[i], __ATOMIC_RELAXED) == ~0ull;
-            uint64_t free_word = __atomic_load_n(st, __ATOMIC_SEQ_CST);
-            __atomic_compare_exchange_n(st, &free_word, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            const uint64_t free_word = __atomic_load_n(st, __ATOMIC_SEQ_CST);
+            model_cas(st, free_word, 1, exclusive);
             if (((i + 1) & (group_slots - 1)) == 0) {                                /* left the hint's group */
-                uint64_t h = hint;
-                __atomic_compare_exchange_n(H64(H_FREE_HINT), &h, (uint64_t)(i + 1), 0, __ATOMIC_SEQ_CST,
-                    __ATOMIC_SEQ_CST);
-                __atomic_fetch_and(H64(H_FREE_GROUPS + 8 * (group >> 6)), ~(1ull << (group & 63)), __ATOMIC_SEQ_CST);
+                model_cas(H64(H_FREE_HINT), hint, (uint64_t)(i + 1), exclusive);
+                uint64_t *mark = H64(H_FREE_GROUPS + 8 * (group >> 6));
+                if (exclusive) {
+                    const uint64_t marks = __atomic_load_n(mark, __ATOMIC_ACQUIRE);
+                    model_cas(mark, marks, marks & ~(1ull << (group & 63)), 1);
+                } else {
+                    __atomic_fetch_and(mark, ~(1ull << (group & 63)), __ATOMIC_SEQ_CST);
+                }
                 for (long k = i + 1 - group_slots; k <= i; k++)
                     checks += __atomic_load_n((uint64_t *)(slots + (size_t)k * 64), __ATOMIC_SEQ_CST) == 0;
             }
@@ -360,18 +380,15 @@ static int insert_shmav(long megabytes, long n, long work, long passes, int fres
             memcpy((unsigned char *)st + 32, address, ADDR_BYTES);
             *(uint64_t *)((unsigned char *)st + 16) = ~0ull;
             *(uint64_t *)((unsigned char *)st + 8) = ~0ull;
-            uint64_t empty = __atomic_load_n(b, __ATOMIC_SEQ_CST);                  /* the placing walk */
-            __atomic_compare_exchange_n(b, &empty, seen + (uint64_t)i + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            const uint64_t empty = __atomic_load_n(b, __ATOMIC_SEQ_CST);            /* the placing walk */
+            model_cas(b, empty, seen + (uint64_t)i + 1, exclusive);
             checks += __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST) == state;
             __atomic_store_n(&map[i], (uint64_t)i, __ATOMIC_RELEASE);
             const uint64_t journal = __atomic_load_n(H64(H_ATTACHER + 8), __ATOMIC_RELAXED);
             __atomic_store_n(H64(H_ATTACHER + 8), journal | 1, __ATOMIC_RELEASE);
-            uint64_t claimed = 1;
-            __atomic_compare_exchange_n(st, &claimed, 3, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            model_cas(st, 1, 3, exclusive);                                         /* the commit */
             __atomic_store_n(H64(H_ATTACHER + 8), journal + 2, __ATOMIC_RELEASE);
-            uint64_t publishing = 3;
-            __atomic_compare_exchange_n(st, &publishing, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST,
-                __ATOMIC_SEQ_CST);
+            model_cas(st, 3, ((uint64_t)1 << 4) | STATE_VALID, exclusive);            /* the publish */
             __atomic_store_n(H64(H_ATTACHER + 48), *H64(H_ATTACHER + 48) + 1, __ATOMIC_RELEASE); /* published */
             *H64(H_ATTACHER + 40) = 0;
             __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
@@ -381,13 +398,14 @@ static int insert_shmav(long megabytes, long n, long work, long passes, int fres
     }
 #undef H64
     sink = checks + map[n - 1] + w0 + w1 + w2 + w3;
-    printf("# %ld inserts with shmav's atomics and lines: random bucket in %ld MB, %ld operations of other work each, "
-        "%ld passes, %s\n", n, megabytes, work, passes,
+    printf("# %ld inserts with shmav's atomics and lines%s: random bucket in %ld MB, %ld operations of other work each, "
+        "%ld passes, %s\n", n, exclusive ? " (exclusive: a private AV's stores for its CASes)" : "", megabytes, work, passes,
         fresh ? "each into a fresh file (slot and hash pages first touched by the inserts, as in a new AV)"
               : "pages present before the timing");
-    printf("result insert_shmav_model_%ldmb%s %.2f ns/op\n", megabytes, fresh ? "_fresh" : "",
+    const char *kind = exclusive ? "_exclusive" : "";
+    printf("result insert_shmav_model_%ldmb%s%s %.2f ns/op\n", megabytes, kind, fresh ? "_fresh" : "",
         median(per_pass, (size_t)passes));
-    printf("result insert_shmav_model_%ldmb%s_cpu %.2f ns/op\n", megabytes, fresh ? "_fresh" : "",
+    printf("result insert_shmav_model_%ldmb%s%s_cpu %.2f ns/op\n", megabytes, kind, fresh ? "_fresh" : "",
         median(cpu_per_pass, (size_t)passes));
     munmap(hash, buckets * 8);
     munmap(header, 8192);
@@ -400,7 +418,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] | bandwidth MB [--passes P] | latency MB [--loads L] | "
-            "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh]\n",
+            "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh] [--exclusive]\n",
             argv[0]);
         return 2;
     }
@@ -410,13 +428,14 @@ int main(int argc, char **argv)
     const long least = strcmp(mode, "insert") ? 1 : 0; /* insert 0: no hash at all */
     if (size < least || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
     long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0, inserts = 1000000;
-    int fresh = 0;
+    int fresh = 0, exclusive = 0;
     for (int a = first_option; a < argc; a++) {
         if (!strcmp(argv[a], "--passes") && a + 1 < argc) passes = atol(argv[++a]);
         else if (!strcmp(argv[a], "--loads") && a + 1 < argc) loads = atol(argv[++a]);
         else if (!strcmp(argv[a], "--work") && a + 1 < argc) work = atol(argv[++a]);
         else if (!strcmp(argv[a], "--inserts") && a + 1 < argc) inserts = atol(argv[++a]);
         else if (!strcmp(argv[a], "--fresh")) fresh = 1;
+        else if (!strcmp(argv[a], "--exclusive")) exclusive = 1;
         else { fprintf(stderr, "unknown option %s\n", argv[a]); return 2; }
     }
     if (passes <= 0 || loads <= 0 || work < 0 || inserts <= 0) {
@@ -427,7 +446,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "bandwidth")) return bandwidth(size, passes);
     if (!strcmp(mode, "latency")) return latency(size, loads);
     if (!strcmp(mode, "insert")) return insert(size, work, passes);
-    if (!strcmp(mode, "insert-shmav")) return insert_shmav(size, inserts, work, passes, fresh);
+    if (!strcmp(mode, "insert-shmav")) return insert_shmav(size, inserts, work, passes, fresh, exclusive);
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
 }

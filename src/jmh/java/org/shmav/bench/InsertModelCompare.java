@@ -21,8 +21,11 @@ import org.shmav.shm.AvLayout;
  * written before it):
  *
  * <pre>
- *   java ... org.shmav.bench.InsertModelCompare target/bench/memory_limits ROUNDS W N [N ...]
+ *   java ... org.shmav.bench.InsertModelCompare target/bench/memory_limits ROUNDS W [shared|private] N [N ...]
  * </pre>
+ * With {@code private}, the AV is a private one and the model {@code --exclusive} (a private AV's CASes are
+ * plain ordered stores under its handle's lock); a private AV's pages are written at its creation, so
+ * its rows are the present ones only.
  * Each round, for each N: the model present, shmav present, the model present with W operations of
  * other work per insert (standing in for shmav's instructions), the model fresh (with W), shmav fresh;
  * one call per address into a shared AV created with count N. Times are the inserting thread's CPU time (the model's
@@ -40,34 +43,41 @@ public final class InsertModelCompare
         final String limits = args[0];
         final int rounds = Integer.parseInt(args[1]);
         final int work = Integer.parseInt(args[2]);
-        final int[] sizes = Arrays.stream(args, 3, args.length).mapToInt(Integer::parseInt).toArray();
+        final boolean kindGiven = !args[3].chars().allMatch(Character::isDigit);
+        final String av = kindGiven ? args[3] : BenchAvs.SHARED;
+        final boolean privateAv = BenchAvs.PRIVATE.equals(av);
+        final int[] sizes = Arrays.stream(args, kindGiven ? 4 : 3, args.length).mapToInt(Integer::parseInt).toArray();
         // model present, shmav present, model fresh, shmav fresh, model present with work
         final double[][][] ns = new double[sizes.length][5][rounds];
         try (Domain domain = BenchAvs.domain())
         {
-            warmUp(domain);
+            warmUp(domain, av);
             for (int r = 0; r < rounds; r++)
             {
                 for (int s = 0; s < sizes.length; s++)
                 {
                     final int n = sizes[s];
-                    ns[s][0][r] = model(limits, n, false, 0);
-                    ns[s][1][r] = shmav(domain, n, true);
-                    ns[s][4][r] = model(limits, n, false, work);
-                    ns[s][2][r] = model(limits, n, true, work);
-                    ns[s][3][r] = shmav(domain, n, false);
+                    ns[s][0][r] = model(limits, n, false, 0, privateAv);
+                    ns[s][1][r] = shmav(domain, av, n, true);
+                    ns[s][4][r] = model(limits, n, false, work, privateAv);
+                    ns[s][2][r] = privateAv ? Double.NaN : model(limits, n, true, work, false);
+                    ns[s][3][r] = privateAv ? Double.NaN : shmav(domain, av, n, false);
                     System.err.printf("round %d, N %d: model %.1f, model+work %.1f, shmav %.1f (present); model+work %.1f, "
                         + "shmav %.1f (fresh)%n", r, n, ns[s][0][r], ns[s][4][r], ns[s][1][r], ns[s][2][r], ns[s][3][r]);
                 }
             }
         }
-        System.out.println("| entries (hash) | pages | model, atomics and lines only | model + " + work +
+        System.out.println("| entries (hash), " + av + " AV | pages | model, atomics and lines only | model + " + work +
             " operations of other work | shmav | shmav / model + work |");
         System.out.println("|---|---|---|---|---|---|");
         for (int s = 0; s < sizes.length; s++)
         {
             System.out.printf("| %,d (%d MB) | present | %s | %s | %s | %.2f |%n", sizes[s], hashMegabytes(sizes[s]),
                 cell(ns[s][0]), cell(ns[s][4]), cell(ns[s][1]), min(ns[s][1]) / min(ns[s][4]));
+            if (privateAv)
+            {
+                continue;
+            }
             System.out.printf("| %,d (%d MB) | fresh | - | %s | %s | %.2f |%n", sizes[s], hashMegabytes(sizes[s]),
                 cell(ns[s][2]), cell(ns[s][3]), min(ns[s][3]) / min(ns[s][2]));
         }
@@ -84,43 +94,47 @@ public final class InsertModelCompare
     }
 
     /** A few small AVs first, so that the timed inserts run compiled. */
-    private static void warmUp(final Domain domain)
+    private static void warmUp(final Domain domain, final String av)
     {
         for (int i = 0; i < 20; i++)
         {
-            shmav(domain, 50_000, i % 2 == 0);
+            shmav(domain, av, 50_000, i % 2 == 0);
         }
     }
 
-    /** ns of this thread's CPU time per insert, of {@code n} single inserts into a new shared AV of count n. */
-    private static double shmav(final Domain domain, final int n, final boolean present)
+    /** ns of this thread's CPU time per insert, of {@code n} single inserts into a new AV ({@code av}) of count n. */
+    private static double shmav(final Domain domain, final String av, final int n, final boolean present)
     {
         final ByteBuffer addrs = BenchAddresses.direct(0, n);
         final String name = BenchAvs.uniqueName("model-compare");
-        final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, n);
+        final AddressVector vector = BenchAvs.open(domain, av, name, n);
         try
         {
-            if (present)
+            if (present && BenchAvs.SHARED.equals(av))
             {
-                AvPages.touch(av);
+                AvPages.touch(vector);
             }
-            return BenchAvs.cpuNanosPerInsert(av, addrs, n);
+            return BenchAvs.cpuNanosPerInsert(vector, addrs, n);
         }
         finally
         {
-            BenchAvs.closeAndUnlink(domain, av, BenchAvs.SHARED, name);
+            BenchAvs.closeAndUnlink(domain, vector, av, name);
         }
     }
 
     /** The model's median pass, ns of CPU time per insert. */
-    private static double model(final String limits, final int n, final boolean fresh, final int work)
-        throws IOException, InterruptedException
+    private static double model(final String limits, final int n, final boolean fresh, final int work,
+        final boolean exclusive) throws IOException, InterruptedException
     {
         final List<String> command = new ArrayList<>(List.of(limits, "insert-shmav", Long.toString(hashMegabytes(n)),
             "--inserts", Integer.toString(n), "--work", Integer.toString(work), "--passes", "3"));
         if (fresh)
         {
             command.add("--fresh");
+        }
+        if (exclusive)
+        {
+            command.add("--exclusive");
         }
         final Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         double result = Double.NaN;

@@ -1,5 +1,6 @@
 package org.shmav.bench;
 
+import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -45,6 +46,7 @@ import org.shmav.Fi;
  */
 public final class MultiWriter
 {
+    private static final java.lang.management.ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(180);
     /** The rounds every run has: a practice round, then the timed one (the last). */
     static final int ROUNDS = 2;
@@ -85,14 +87,16 @@ public final class MultiWriter
      * AVs were right afterwards; inserts/s counts addresses.
      */
     public record Result(int writers, int perWriter, int batch, double insertsPerSecond, double practicePerSecond,
-        boolean ok, String check)
+        boolean ok, String check, double cpuNanosPerInsert, double faultsPerInsert)
     {
         @Override
         public String toString()
         {
             final String name = "multiwriter_P" + writers + (batch > 1 ? "_b" + batch : "");
-            return String.format(Locale.ROOT, "practice round: %.0f inserts/s%nresult %s %.0f inserts/s%nresult %s_check %s (%s)",
-                practicePerSecond, name, insertsPerSecond, name, ok ? "OK" : "FAILED", check);
+            return String.format(Locale.ROOT, "practice round: %.0f inserts/s%n"
+                + "timed round: %.1f ns of the writers' CPU time and %.4f minor page faults per insert%n"
+                + "result %s %.0f inserts/s%nresult %s_check %s (%s)",
+                practicePerSecond, cpuNanosPerInsert, faultsPerInsert, name, insertsPerSecond, name, ok ? "OK" : "FAILED", check);
         }
     }
 
@@ -141,6 +145,8 @@ public final class MultiWriter
             }
             final long deadline = System.nanoTime() + WAIT_NANOS;
             final double[] perSecond = new double[ROUNDS];
+            final double[] cpuPerInsert = new double[ROUNDS];
+            final double[] faultsPerInsert = new double[ROUNDS];
             for (int round = 0; round < ROUNDS; round++)
             {
                 for (int w = 0; w < writers; w++)
@@ -150,6 +156,8 @@ public final class MultiWriter
                 Files.createFile(dir.resolve("go-" + round));
                 long first = Long.MAX_VALUE;
                 long last = Long.MIN_VALUE;
+                long cpu = 0;
+                long faults = 0;
                 for (int w = 0; w < writers; w++)
                 {
                     final Path done = dir.resolve("done-" + round + "-" + w);
@@ -157,8 +165,12 @@ public final class MultiWriter
                     final String[] times = Files.readString(done).trim().split(" ");
                     first = Math.min(first, Long.parseLong(times[0]));
                     last = Math.max(last, Long.parseLong(times[1]));
+                    cpu += Long.parseLong(times[2]);
+                    faults += Long.parseLong(times[3]);
                 }
                 perSecond[round] = (double)writers * perWriter / ((last - first) / 1e9);
+                cpuPerInsert[round] = cpu / ((double)writers * perWriter);
+                faultsPerInsert[round] = faults / ((double)writers * perWriter);
             }
             String check = "";
             for (int round = 0; round < ROUNDS && !check.startsWith("FAILED"); round++)
@@ -175,7 +187,7 @@ public final class MultiWriter
                     (separate && writers > 1 ? "each " : "") + check;
             }
             return new Result(writers, perWriter, batch, perSecond[ROUNDS - 1], perSecond[0], !check.startsWith("FAILED"),
-                check);
+                check, cpuPerInsert[ROUNDS - 1], faultsPerInsert[ROUNDS - 1]);
         }
         finally
         {
@@ -255,6 +267,20 @@ public final class MultiWriter
         }
     }
 
+    /** This process's minor page faults so far (/proc/self/stat field 10), or 0 where there is no /proc. */
+    private static long minorFaults()
+    {
+        try
+        {
+            final String stat = Files.readString(Path.of("/proc/self/stat"));
+            return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[7]);
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            return 0;
+        }
+    }
+
     private static void awaitFile(final Path file, final long deadline, final Process child) throws Exception
     {
         while (!Files.exists(file))
@@ -285,6 +311,8 @@ public final class MultiWriter
                     awaitQuietCompiler();
                     Files.createFile(dir.resolve("ready-" + round + "-" + writer));
                     awaitGo(dir.resolve("go-" + round), writer);
+                    final long faults0 = minorFaults();
+                    final long cpu0 = CPU.getCurrentThreadCpuTime();
                     final long start = System.nanoTime();
                     int inserted = 0;
                     for (int i = 0; i < perWriter; i += batch)
@@ -293,13 +321,15 @@ public final class MultiWriter
                         inserted += handle.insert(addrs, Math.min(batch, perWriter - i), fiAddrs, 0, null);
                     }
                     final long end = System.nanoTime();
+                    final long cpu = CPU.getCurrentThreadCpuTime() - cpu0;
+                    final long faults = minorFaults() - faults0;
                     if (inserted != perWriter)
                     {
                         throw new IllegalStateException("writer " + writer + " inserted " + inserted + " of " + perWriter +
                             " in round " + round);
                     }
                     final Path done = dir.resolve("done-" + round + "-" + writer);
-                    Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end);
+                    Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end + " " + cpu + " " + faults);
                     Files.move(dir.resolve(done.getFileName() + ".tmp"), done);
                 }
             }

@@ -18,6 +18,8 @@ import java.nio.ByteOrder;
  *   <li><b>volatile</b> and <b>CAS</b> ({@code compareAndSetLong}, {@code getAndAddLong}): sequentially
  *       consistent; every ownership change of a slot, bucket or attacher entry is a CAS.</li>
  * </ul>
+ * A private AV's memory is {@link #exclusive}: one writer at a time, so its CAS and fetch-and/or are an
+ * ordered load and store, not a locked instruction.
  * All multi-byte fields are little-endian (see shm-layout.md), whatever the host; on x86 and aarch64
  * that is the native order and costs nothing. Offsets must be aligned to the field size, which the
  * layout guarantees. A write through a read-only mapping throws {@link java.nio.ReadOnlyBufferException}.
@@ -41,9 +43,28 @@ public final class Memory
     /** The buffer's first byte's address, or 0 to go through the buffer (read-only, heap, or not enabled). */
     private final long address;
     private final int limit;
+    /** Every write to this memory is made by one thread at a time (see {@link #exclusive}). */
+    private final boolean exclusive;
 
     public Memory(final ByteBuffer buffer)
     {
+        this(buffer, false);
+    }
+
+    /**
+     * Memory that only one thread at a time writes, each writer's writes ordered before the next
+     * writer's by a lock (a private AV: its handle's write lock; readers in other threads only read):
+     * its {@link #compareAndSetLong} is an acquire load, a compare and a release store, no locked
+     * instruction, since no other writer can move the word between the load and the store.
+     */
+    public static Memory exclusive(final ByteBuffer buffer)
+    {
+        return new Memory(buffer, true);
+    }
+
+    private Memory(final ByteBuffer buffer, final boolean exclusive)
+    {
+        this.exclusive = exclusive;
         this.buffer = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         final long start = AddressAccess.ENABLED && !buffer.isReadOnly() ? AddressReads.addressOf(this.buffer) : 0;
         // Offsets aligned in the layout are aligned in memory only if the buffer starts on a word
@@ -187,6 +208,10 @@ public final class Memory
 
     public boolean compareAndSetLong(final int offset, final long expected, final long value)
     {
+        if (exclusive)
+        {
+            return setIfUnchanged(offset, expected, value);
+        }
         if (address != 0)
         {
             final boolean set = AddressAccess.compareAndSetLong(aligned(offset, Long.BYTES), expected, value);
@@ -194,6 +219,24 @@ public final class Memory
             return set;
         }
         return LONGS.compareAndSet(buffer, offset, expected, value);
+    }
+
+    /**
+     * The compare-and-set of {@link #exclusive} memory: an acquire load (later accesses stay below it, as
+     * below a CAS), a release store (earlier ones stay above it), then a store-store fence, so that the
+     * writes that follow (a claimed slot's payload) are not seen before this word's new value by a
+     * seqlock reader. Sequential consistency, the one thing a CAS adds, orders writers against one
+     * another, and there is only one.
+     */
+    private boolean setIfUnchanged(final int offset, final long expected, final long value)
+    {
+        if (getLongAcquire(offset) != expected)
+        {
+            return false;
+        }
+        setLongRelease(offset, value);
+        VarHandle.storeStoreFence();
+        return true;
     }
 
     public long getAndAddLong(final int offset, final long delta)
@@ -209,11 +252,23 @@ public final class Memory
 
     public long getAndBitwiseOrLong(final int offset, final long bits)
     {
+        if (exclusive)
+        {
+            final long v = getLongAcquire(offset);
+            setIfUnchanged(offset, v, v | bits);
+            return v;
+        }
         return (long)LONGS.getAndBitwiseOr(buffer, offset, bits);
     }
 
     public long getAndBitwiseAndLong(final int offset, final long bits)
     {
+        if (exclusive)
+        {
+            final long v = getLongAcquire(offset);
+            setIfUnchanged(offset, v, v & bits);
+            return v;
+        }
         return (long)LONGS.getAndBitwiseAnd(buffer, offset, bits);
     }
 

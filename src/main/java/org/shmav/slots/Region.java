@@ -182,7 +182,8 @@ public final class Region
         final int page = 4096;
         final ByteBuffer raw = ByteBuffer.allocateDirect(Math.toIntExact(length + page));
         final int skip = (page - raw.alignmentOffset(0, page)) % page;
-        return new Memory(raw.slice(skip, (int)length));
+        // Written under the handle's write lock only: a compare-and-set needs no locked instruction.
+        return Memory.exclusive(raw.slice(skip, (int)length));
     }
 
     /**

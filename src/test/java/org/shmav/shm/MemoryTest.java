@@ -45,6 +45,29 @@ class MemoryTest
         }
     }
 
+    /** A private AV's memory sets a word only when it holds the expected value, as a CAS, and checks its offsets as one. */
+    @Test
+    void exclusiveMemoryComparesAndSetsAsACas()
+    {
+        for (final ByteBuffer b : new ByteBuffer[] {ByteBuffer.allocateDirect(64), ByteBuffer.allocate(64)})
+        {
+            final Memory m = Memory.exclusive(b);
+            m.putLong(8, 5L);
+            assertFalse(m.compareAndSetLong(8, 4L, 9L), "a word that moved on is not set");
+            assertEquals(5L, m.getLong(8));
+            assertTrue(m.compareAndSetLong(8, 5L, 9L));
+            assertEquals(9L, m.getLong(8));
+            assertEquals(9L, m.getAndBitwiseOrLong(8, 6L));
+            assertEquals(15L, m.getAndBitwiseAndLong(8, ~1L));
+            assertEquals(14L, m.getLong(8));
+            assertThrows(IndexOutOfBoundsException.class, () -> m.compareAndSetLong(64, 0L, 1L));
+            if (b.isDirect())
+            {
+                assertThrows(IllegalStateException.class, () -> m.compareAndSetLong(4, 0L, 1L), "misaligned");
+            }
+        }
+    }
+
     @Test
     void shouldRefuseToCopyIntoAReadOnlyBuffer()
     {
