@@ -1,7 +1,7 @@
 /*
  * light_rank: a rank of a scale run that costs almost nothing. It hands its address to its node's local
- * rank 0 (a JVM) through its record in the node's job file /dev/shm/.shmav-job.<AV name> (the layout of
- * org.shmav.job.NodeRecords), takes part in the launcher's exchange (every rank does), then waits until
+ * rank 0 (a JVM) through its record in the node's job file /dev/shm/.shmav-job.<AV name> (shm-layout.md,
+ * "Job file"), takes part in the launcher's exchange (every rank does), then waits until
  * its node's AV (/dev/shm/<AV name>, filled by the node's local rank 0) holds every rank of the job,
  * reading it through the shipped header alone; prints "light RANK seen_ms EPOCH_MS" (when it saw every
  * rank) and finalizes.
@@ -197,8 +197,8 @@ int main(void)
         nanosleep(&ts, NULL);
         wait_ms = wait_ms < 1000 ? wait_ms * 2 : 1000;
     }
-    /* the record: kind, rank, length, address, little-endian; the kind written last, by a write of its own */
-    /* NodeRecords.SIZE: 12 bytes of fields and the longest address an AV stores (4096), in 16-byte steps */
+    /* shm-layout.md, "Job file": record i at 512 + roundup(slots + 1, 64) + i * 4112; kind, rank, length,
+       address, little-endian; the kind written last, by a write of its own */
     const off_t at = 512 + (off_t)(job.slots + 1 + 63) / 64 * 64 + (off_t)job.local * 4112;
     unsigned char record[8 + 16];
     const uint32_t fields[2] = {(uint32_t)job.rank, 16};
