@@ -1,9 +1,12 @@
 package org.shmav.job;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
@@ -105,6 +108,7 @@ public final class JobWireUp
         {
             return;
         }
+        cpuNanos(System.getProperty(TIMINGS_PROPERTY) != null); // loads the management classes before anything is timed
         final long start = System.nanoTime();
         final long deadline = start + timeout.toNanos();
         try
@@ -124,6 +128,7 @@ public final class JobWireUp
                         new NodeBlocks(store).publish(NodeRecords.pack(entries));
                     }
                     handed = System.nanoTime();
+                    store.nodeLeaders(NodeBlocks.remaining(deadline)); // asked now: the fetch after the exchange is shorter
                 }
                 store.exchange(NodeBlocks.remaining(deadline));
                 exchanged = true;
@@ -176,9 +181,12 @@ public final class JobWireUp
         final AddressVector av = node.av();
         final List<Integer> missing = new ArrayList<>();
         final long exchanged = System.nanoTime();
+        final boolean timed = System.getProperty(TIMINGS_PROPERTY) != null;
+        final long exchangedCpu = cpuNanos(timed);
         final NodeBlocks blocks = new NodeBlocks(store);
         final byte[][] addresses = fetchAll(deadline, missing, blocks);
         final long fetched = System.nanoTime();
+        final long fetchedCpu = cpuNanos(timed);
         if (!missing.isEmpty())
         {
             throw new FabricException("shmav_rank_await_all", FiErrno.ENODATA, missingText(missing));
@@ -196,15 +204,29 @@ public final class JobWireUp
             }
         }
         node.markFilled();
-        if (System.getProperty(TIMINGS_PROPERTY) != null)
+        if (timed)
         {
             final long filled = System.nanoTime();
-            // one print, one write: the ranks of several nodes share the launcher's stderr
+            final long filledCpu = cpuNanos(timed);
+            // one print, one write: the ranks of several nodes share the launcher's stderr; the CPU times are this
+            // thread's, apart from waiting for a CPU (a simulated cluster shares a few among all its nodes' ranks)
             System.err.print(String.format("shmav wire-up rank %d: node hand-off %.1f ms, exchange %.1f ms, %d look-ups " +
-                "(%d characters) %.1f ms, fill of %d entries %.2f ms%n", job.rank(), (handed - start) / 1e6,
-                (exchanged - handed) / 1e6, blocks.lookups(), blocks.bytes(), (fetched - exchanged) / 1e6, job.size(),
-                (filled - fetched) / 1e6));
+                "(%d characters, %d round trips) %.1f ms (CPU %.1f ms), fill of %d entries %.2f ms (CPU %.2f ms)%n", job.rank(),
+                (handed - start) / 1e6, (exchanged - handed) / 1e6, blocks.lookups(), blocks.bytes(), blocks.roundTrips(),
+                (fetched - exchanged) / 1e6, (fetchedCpu - exchangedCpu) / 1e6, job.size(), (filled - fetched) / 1e6,
+                (filledCpu - fetchedCpu) / 1e6));
         }
+    }
+
+    /** This thread's CPU time for the timings line, or 0 when it is not wanted or the JVM does not measure it. */
+    private static long cpuNanos(final boolean timed)
+    {
+        if (!timed)
+        {
+            return 0; // the management classes cost every rank's start-up a little
+        }
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : 0;
     }
 
     private static boolean sameLength(final byte[][] addresses)
@@ -250,7 +272,12 @@ public final class JobWireUp
         final byte[][] addresses = new byte[job.size()][];
         final boolean[] covered = new boolean[job.size()];
         final String[] failure = new String[1];
+        fetchKnownNodes(deadline, missing, blocks, addresses, covered);
         int next = 0;
+        while (next < job.size() && covered[next])
+        {
+            next++;
+        }
         while (next < job.size())
         {
             try
@@ -282,6 +309,46 @@ public final class JobWireUp
             }
         }
         return addresses;
+    }
+
+    /**
+     * Where the launcher tells which ranks are the nodes' local ranks 0, their blocks in two round trips;
+     * nothing when it does not, or when one of them published no block (the walk then names the ranks).
+     */
+    private void fetchKnownNodes(final long deadline, final List<Integer> missing, final NodeBlocks blocks,
+        final byte[][] addresses, final boolean[] covered)
+    {
+        final Optional<int[]> leaders = store.nodeLeaders(NodeBlocks.remaining(deadline));
+        if (leaders.isEmpty())
+        {
+            return;
+        }
+        final List<NodeBlocks.Fetched> fetched;
+        try
+        {
+            fetched = blocks.fetchEach(leaders.get(), deadline);
+        }
+        catch (final FabricException e)
+        {
+            if (e.errno() != FiErrno.ENODATA)
+            {
+                throw e;
+            }
+            return;
+        }
+        for (final NodeBlocks.Fetched f : fetched)
+        {
+            if (f.block() == null)
+            {
+                failed.add(f.rank() + " (" + f.failure() + ")");
+                missing.add(f.rank());
+                covered[f.rank()] = true;
+            }
+            else
+            {
+                take(f.rank(), f.block(), addresses, covered, missing);
+            }
+        }
     }
 
     /** The entries of the block rank {@code from} published. */

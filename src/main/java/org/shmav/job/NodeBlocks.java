@@ -1,7 +1,9 @@
 package org.shmav.job;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
@@ -18,6 +20,7 @@ import org.shmav.store.JobStore;
  *   a rank that could not open publishes "!" and its errno's name under {@value #KEY} instead
  * </pre>
  *
+ * Look-ups go to the store together (one round trip where it allows it).
  * Counts the store look-ups it makes. Not thread-safe (the wire-up serialises its use).
  */
 final class NodeBlocks
@@ -31,6 +34,7 @@ final class NodeBlocks
 
     private final JobStore store;
     private int lookups;
+    private int roundTrips;
     private long bytes;
 
     NodeBlocks(final JobStore store)
@@ -42,6 +46,12 @@ final class NodeBlocks
     int lookups()
     {
         return lookups;
+    }
+
+    /** {@return the times {@link #fetch} and {@link #fetchEach} asked the store (look-ups asked together count once)} */
+    int roundTrips()
+    {
+        return roundTrips;
     }
 
     /** {@return the characters {@link #fetch} received} */
@@ -78,12 +88,78 @@ final class NodeBlocks
      */
     byte[] fetch(final int rank, final long deadline, final String[] failure)
     {
-        final String first = get(rank, KEY, deadline);
-        if (first.startsWith(FAILED))
+        final Fetched f = fetchEach(new int[] {rank}, deadline).get(0);
+        failure[0] = f.failure();
+        return f.block();
+    }
+
+    /**
+     * The blocks of {@code ranks} (each a node's local rank 0) in two round trips where the store sends
+     * look-ups together: every first segment, then every other segment.
+     *
+     * @throws FabricException FI_ENODATA when one of them published no block; FI_EINVAL when one is malformed
+     */
+    List<Fetched> fetchEach(final int[] ranks, final long deadline)
+    {
+        final List<JobStore.Lookup> firsts = new ArrayList<>(ranks.length);
+        for (final int rank : ranks)
         {
-            failure[0] = first.substring(FAILED.length());
-            return null;
+            firsts.add(new JobStore.Lookup(rank, KEY));
         }
+        final List<String> first = get(firsts, deadline);
+        final List<JobStore.Lookup> rest = new ArrayList<>();
+        final int[] segments = new int[ranks.length];
+        for (int i = 0; i < ranks.length; i++)
+        {
+            segments[i] = first.get(i).startsWith(FAILED) ? 0 : segments(ranks[i], first.get(i));
+            for (int j = 1; j < segments[i]; j++)
+            {
+                rest.add(new JobStore.Lookup(ranks[i], KEY + j));
+            }
+        }
+        final List<String> parts = rest.isEmpty() ? List.of() : get(rest, deadline);
+        final List<Fetched> fetched = new ArrayList<>(ranks.length);
+        int part = 0;
+        for (int i = 0; i < ranks.length; i++)
+        {
+            final String value = first.get(i);
+            if (segments[i] == 0)
+            {
+                fetched.add(new Fetched(ranks[i], null, value.substring(FAILED.length())));
+                continue;
+            }
+            final StringBuilder hex = new StringBuilder(value.length() * segments[i]).append(value, value.indexOf(':') + 1,
+                value.length());
+            for (int j = 1; j < segments[i]; j++)
+            {
+                hex.append(parts.get(part++));
+            }
+            try
+            {
+                fetched.add(new Fetched(ranks[i], HexFormat.of().parseHex(hex), null));
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw malformed(ranks[i], "not hex: " + e.getMessage());
+            }
+        }
+        return fetched;
+    }
+
+    /**
+     * A fetched block: its bytes, or the errno name of a rank that could not open.
+     *
+     * @param rank    the node's local rank 0, which published it
+     * @param block   the block's bytes, or null
+     * @param failure the errno name, or null
+     */
+    record Fetched(int rank, byte[] block, String failure)
+    {
+    }
+
+    /** How many segments a block's first segment announces. */
+    private static int segments(final int rank, final String first)
+    {
         final int colon = first.indexOf(':');
         final int segments;
         try
@@ -98,27 +174,19 @@ final class NodeBlocks
         {
             throw malformed(rank, "segment count '" + first.substring(0, Math.max(colon, 0)) + "'");
         }
-        final StringBuilder hex = new StringBuilder(first.length() * segments).append(first, colon + 1, first.length());
-        for (int j = 1; j < segments; j++)
-        {
-            hex.append(get(rank, KEY + j, deadline));
-        }
-        try
-        {
-            return HexFormat.of().parseHex(hex);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            throw malformed(rank, "not hex: " + e.getMessage());
-        }
+        return segments;
     }
 
-    private String get(final int rank, final String key, final long deadline)
+    private List<String> get(final List<JobStore.Lookup> wanted, final long deadline)
     {
-        lookups++;
-        final String value = store.fetch(rank, key, remaining(deadline));
-        bytes += value.length();
-        return value;
+        lookups += wanted.size();
+        roundTrips++;
+        final List<String> values = store.fetchAll(wanted, remaining(deadline));
+        for (final String v : values)
+        {
+            bytes += v.length();
+        }
+        return values;
     }
 
     private static FabricException malformed(final int rank, final String why)

@@ -1,6 +1,9 @@
 package org.shmav.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 
 import org.shmav.FabricException;
 
@@ -74,6 +77,48 @@ public interface JobStore extends AutoCloseable
      *                         FI_ETIMEDOUT when the store does not answer within {@code timeout}
      */
     String fetch(int rank, String key, Duration timeout);
+
+    /**
+     * The values of several look-ups, in their order: one round trip where the store can send them
+     * together (Hydra's PMI-1), else one {@link #fetch} each.
+     *
+     * @param lookups the ranks and keys wanted
+     * @param timeout how long to wait for all the answers
+     * @return the values, one per look-up
+     * @throws FabricException as {@link #fetch}, for the first look-up that has no value
+     */
+    default List<String> fetchAll(final List<Lookup> lookups, final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final List<String> values = new ArrayList<>(lookups.size());
+        for (final Lookup lookup : lookups)
+        {
+            values.add(fetch(lookup.rank(), lookup.key(), Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+        }
+        return values;
+    }
+
+    /**
+     * The lowest rank of each node (its local rank 0), in rank order, where the launcher tells the job's
+     * layout (Hydra's {@code PMI_process_mapping}); empty where it does not, or where its answer cannot be read.
+     *
+     * @param timeout how long to wait for the store's answer
+     * @return the ranks, or empty
+     */
+    default Optional<int[]> nodeLeaders(final Duration timeout)
+    {
+        return Optional.empty();
+    }
+
+    /**
+     * One look-up: rank {@code rank}'s value under {@code key}.
+     *
+     * @param rank the rank whose value is wanted
+     * @param key  the key it published under
+     */
+    record Lookup(int rank, String key)
+    {
+    }
 
     /** Leaves the store (finalize); idempotent, never throws. */
     @Override

@@ -2,6 +2,8 @@ package org.shmav.store;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
@@ -33,8 +35,14 @@ public final class Pmi1Store implements JobStore
 {
     /** How the store names itself in messages. */
     public static final String DESCRIPTION = "MPICH Hydra (PMI-1 over PMI_FD)";
-    /** How long the proxy may take to answer init, get_my_kvsname, put and get. */
-    static final long ANSWER_MILLIS = 5_000;
+    /**
+     * How long the proxy may take to answer init and get_my_kvsname: it answers once it has started every
+     * rank of its node, and 128 launches on a busy node took over 5 s (measured: a JVM's init answered after
+     * 2-5.5 s, one not within 5 s, in a job of 1,024 ranks over 8 simulated nodes of one 2-core machine).
+     */
+    static final long INIT_MILLIS = 60_000;
+    /** How long the proxy may take to answer a put, or finalize at exit. */
+    static final long ANSWER_MILLIS = 30_000;
     /**
      * Hydra's limits ({@code cmd=get_maxes}: key 64, value 1024 bytes), with room for the rank suffix; the value's
      * 1024 count C's terminating NUL: Hydra accepts a longer {@code put} and its {@code get} returns the first 1023.
@@ -48,6 +56,7 @@ public final class Pmi1Store implements JobStore
     private final Connected connection;
     private final int rank;
     private final int size;
+    private Optional<int[]> leaders;
 
     /** An initialised connection and the job's KVS name. */
     record Connected(Pmi1Wire wire, String kvsName)
@@ -79,7 +88,7 @@ public final class Pmi1Store implements JobStore
             return Optional.empty();
         }
         final Connected c = connection(fd).orElseThrow(() -> new FabricException("pmi1_open", FiErrno.EIO,
-            DESCRIPTION + ": the node's proxy did not answer cmd=init on PMI_FD=" + fd + " within " + ANSWER_MILLIS +
+            DESCRIPTION + ": the node's proxy did not answer cmd=init on PMI_FD=" + fd + " within " + INIT_MILLIS +
             " ms (another PMI client in this process, or not a Hydra rank?)"));
         try
         {
@@ -119,7 +128,7 @@ public final class Pmi1Store implements JobStore
     {
         try
         {
-            final long deadline = System.nanoTime() + ANSWER_MILLIS * 1_000_000;
+            final long deadline = System.nanoTime() + INIT_MILLIS * 1_000_000;
             final String init = wire.exchange("cmd=init pmi_version=1 pmi_subversion=1", deadline);
             if (!init.startsWith("cmd=response_to_init") || !"0".equals(Pmi1Wire.field(init, "rc")))
             {
@@ -216,27 +225,67 @@ public final class Pmi1Store implements JobStore
     @Override
     public String fetch(final int of, final String key, final Duration timeout)
     {
-        if (of < 0 || of >= size)
+        return fetchAll(List.of(new Lookup(of, key)), timeout).get(0);
+    }
+
+    /** Every look-up in one write, the answers read back in order: one round trip to the proxy. */
+    @Override
+    public List<String> fetchAll(final List<Lookup> lookups, final Duration timeout)
+    {
+        final List<String> commands = new ArrayList<>(lookups.size());
+        for (final Lookup l : lookups)
         {
-            throw new FabricException("pmi1_get", FiErrno.EINVAL, "rank=" + of + " is outside 0.." + (size - 1));
+            if (l.rank() < 0 || l.rank() >= size)
+            {
+                throw new FabricException("pmi1_get", FiErrno.EINVAL, "rank=" + l.rank() + " is outside 0.." + (size - 1));
+            }
+            commands.add("cmd=get kvsname=" + kvsName() + " key=" + l.key() + "-" + l.rank());
         }
-        final String answer = ask("cmd=get kvsname=" + kvsName() + " key=" + key + "-" + of, timeout,
-            "get of rank " + of + "'s key " + key);
-        final String value = Pmi1Wire.field(answer, "value");
-        if (!answer.startsWith("cmd=get_result") || !"0".equals(Pmi1Wire.field(answer, "rc")) || value == null)
+        final Lookup first = lookups.get(0);
+        final List<String> answers = askAll(commands, timeout, lookups.size() == 1 ?
+            "get of rank " + first.rank() + "'s key " + first.key() : lookups.size() + " gets (from rank " + first.rank() +
+            "'s key " + first.key() + ")");
+        final List<String> values = new ArrayList<>(answers.size());
+        for (int i = 0; i < answers.size(); i++)
         {
-            throw new FabricException("pmi1_get", FiErrno.ENODATA, DESCRIPTION + ": rank " + of + " has no value under " +
-                key + " in job " + kvsName() + " (it did not publish it before the exchange; the proxy answered '" +
-                answer + "')");
+            final String answer = answers.get(i);
+            final String value = Pmi1Wire.field(answer, "value");
+            if (!answer.startsWith("cmd=get_result") || !"0".equals(Pmi1Wire.field(answer, "rc")) || value == null)
+            {
+                final Lookup l = lookups.get(i);
+                throw new FabricException("pmi1_get", FiErrno.ENODATA, DESCRIPTION + ": rank " + l.rank() + " has no value " +
+                    "under " + l.key() + " in job " + kvsName() + " (it did not publish it before the exchange; the proxy " +
+                    "answered '" + answer + "')");
+            }
+            values.add(value);
         }
-        return value;
+        return values;
+    }
+
+    /** From {@code PMI_process_mapping}, which Hydra's proxy answers itself; asked once. */
+    @Override
+    public synchronized Optional<int[]> nodeLeaders(final Duration timeout)
+    {
+        if (leaders == null)
+        {
+            final String answer = ask("cmd=get kvsname=" + kvsName() + " key=PMI_process_mapping", timeout,
+                "get of PMI_process_mapping");
+            leaders = "0".equals(Pmi1Wire.field(answer, "rc")) ?
+                ProcessMapping.nodeLeaders(Pmi1Wire.field(answer, "value"), size) : Optional.empty();
+        }
+        return leaders.map(int[]::clone);
     }
 
     private String ask(final String command, final Duration timeout, final String what)
     {
+        return askAll(List.of(command), timeout, what).get(0);
+    }
+
+    private List<String> askAll(final List<String> commands, final Duration timeout, final String what)
+    {
         try
         {
-            return connection.wire().exchange(command, System.nanoTime() + timeout.toNanos());
+            return connection.wire().exchangeAll(commands, System.nanoTime() + timeout.toNanos());
         }
         catch (final TimeoutException e)
         {

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -22,7 +24,12 @@ import java.util.concurrent.TimeoutException;
  * <p>Java cannot open an inherited socket by number ({@code /proc/self/fd/N} refuses sockets), so the
  * descriptor {@code PMI_FD} is wrapped with {@code sun.misc.Unsafe} (module jdk.unsupported, no flag
  * needed); it is never closed, as MPI's own client in the same process may use it. Answers are read
- * byte by byte up to the newline, so nothing past an answer is consumed.
+ * through a buffer: the proxy sends nothing it was not asked for, so what the buffer holds past the
+ * answers awaited is nothing.
+ *
+ * <p>Several commands may go out in one write and their answers come back in order (the proxy reads a
+ * buffer of commands and answers each): a fetch of many values is one round trip, not one per value,
+ * which matters where each wake-up of a thread waits for a CPU shared with a hundred ranks.
  *
  * <p>Each exchange runs on one daemon thread (a proxy that never answers must not keep the JVM alive);
  * the caller waits for it at most until its deadline. An exchange that timed out leaves its answer
@@ -34,6 +41,9 @@ final class Pmi1Wire
     private final OutputStream out;
     private final InputStream in;
     private final ExecutorService reader;
+    private final byte[] buffer = new byte[16384];
+    private int position;
+    private int limit;
     private volatile String broken;
 
     Pmi1Wire(final OutputStream out, final InputStream in)
@@ -71,25 +81,45 @@ final class Pmi1Wire
      * @throws TimeoutException when no answer came in time (the wire is broken from then on)
      * @throws IOException      when the socket failed or the wire broke earlier
      */
-    synchronized String exchange(final String command, final long deadlineNanos) throws IOException, TimeoutException,
+    String exchange(final String command, final long deadlineNanos) throws IOException, TimeoutException,
         InterruptedException
+    {
+        return exchangeAll(List.of(command), deadlineNanos).get(0);
+    }
+
+    /**
+     * Sends {@code commands} in one write and returns their answer lines in the same order, waiting at
+     * most until {@code deadlineNanos} ({@link System#nanoTime()}) for the last.
+     *
+     * @throws TimeoutException when the answers did not all come in time (the wire is broken from then on)
+     * @throws IOException      when the socket failed or the wire broke earlier
+     */
+    synchronized List<String> exchangeAll(final List<String> commands, final long deadlineNanos) throws IOException,
+        TimeoutException, InterruptedException
     {
         if (broken != null)
         {
             throw new IOException(broken);
         }
-        final Future<String> answer = reader.submit(() -> {
-            out.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
+        final StringBuilder text = new StringBuilder();
+        commands.forEach(c -> text.append(c).append('\n'));
+        final Future<List<String>> answers = reader.submit(() -> {
+            out.write(text.toString().getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            return readLine(command);
+            final List<String> lines = new ArrayList<>(commands.size());
+            for (final String command : commands)
+            {
+                lines.add(readLine(command));
+            }
+            return lines;
         });
         try
         {
-            return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return answers.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         catch (final TimeoutException e)
         {
-            broken = "an earlier '" + firstWord(command) + "' got no answer in time, so the connection is out of step";
+            broken = "an earlier '" + firstWord(commands.get(0)) + "' got no answer in time, so the connection is out of step";
             throw e;
         }
         catch (final ExecutionException e)
@@ -102,15 +132,28 @@ final class Pmi1Wire
     private String readLine(final String command) throws IOException
     {
         final StringBuilder line = new StringBuilder();
-        for (int c = in.read(); c != '\n'; c = in.read())
+        while (true)
         {
-            if (c < 0 || line.length() > 8192)
+            if (position == limit)
             {
-                throw new IOException("the proxy closed the PMI socket instead of answering " + firstWord(command));
+                position = 0;
+                limit = Math.max(0, in.read(buffer));
+                if (limit == 0)
+                {
+                    throw new IOException("the proxy closed the PMI socket instead of answering " + firstWord(command));
+                }
+            }
+            final byte c = buffer[position++];
+            if (c == '\n')
+            {
+                return line.toString();
+            }
+            if (line.length() > 8192)
+            {
+                throw new IOException("the proxy's answer to " + firstWord(command) + " is longer than 8,192 characters");
             }
             line.append((char)c);
         }
-        return line.toString();
     }
 
     /**

@@ -1,10 +1,12 @@
 package org.shmav.store;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -12,8 +14,10 @@ import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,7 +27,8 @@ import org.shmav.FiErrno;
 /** {@link Pmi1Store} against a stand-in for Hydra's proxy speaking PMI-1 over a pair of pipes. */
 class Pmi1StoreTest
 {
-    private final Map<String, String> kvs = new HashMap<>();
+    private final Map<String, String> kvs = new ConcurrentHashMap<>();
+    private final AtomicInteger writes = new AtomicInteger();
     private volatile boolean answerBarrier = true;
     private Thread proxy;
 
@@ -95,6 +100,46 @@ class Pmi1StoreTest
         assertEquals(FiErrno.EINVAL, assertThrows(FabricException.class, () -> store.publish("k", "a=b")).errno());
     }
 
+    /** Many look-ups go out in one write and come back in order: one round trip to the proxy, not one per value. */
+    @Test
+    void shouldFetchManyValuesInOneWrite() throws Exception
+    {
+        final Pmi1Store store = connect(0, 4);
+        for (int r = 0; r < 4; r++)
+        {
+            kvs.put("seg-" + r, "v" + r);
+        }
+        final int before = writes.get();
+        final List<String> values = store.fetchAll(List.of(new JobStore.Lookup(3, "seg"), new JobStore.Lookup(1, "seg"),
+            new JobStore.Lookup(2, "seg"), new JobStore.Lookup(0, "seg")), Duration.ofSeconds(5));
+        assertEquals(List.of("v3", "v1", "v2", "v0"), values);
+        assertEquals(1, writes.get() - before, "the four gets in one write");
+        final FabricException e = assertThrows(FabricException.class, () -> store.fetchAll(List.of(
+            new JobStore.Lookup(0, "seg"), new JobStore.Lookup(2, "none"), new JobStore.Lookup(1, "seg")), Duration.ofSeconds(5)));
+        assertEquals(FiErrno.ENODATA, e.errno(), e.getMessage());
+        assertTrue(e.getMessage().contains("rank 2 has no value under none"), e.getMessage());
+        assertEquals("v1", store.fetch(1, "seg", Duration.ofSeconds(5)), "the answers after the missing one were all read");
+    }
+
+    /** The nodes' local ranks 0 from Hydra's PMI_process_mapping, asked once. */
+    @Test
+    void shouldTellTheNodesLowestRanksFromTheProcessMapping() throws Exception
+    {
+        kvs.put("PMI_process_mapping", "(vector,(0,3,2))");
+        final Pmi1Store store = connect(0, 6);
+        assertArrayEquals(new int[] {0, 2, 4}, store.nodeLeaders(Duration.ofSeconds(5)).orElseThrow());
+        kvs.put("PMI_process_mapping", "(vector,(0,6,1))");
+        assertArrayEquals(new int[] {0, 2, 4}, store.nodeLeaders(Duration.ofSeconds(5)).orElseThrow(), "asked once");
+        kvs.remove("PMI_process_mapping");
+        assertTrue(connectAgain(0, 6).nodeLeaders(Duration.ofSeconds(5)).isEmpty(), "no mapping: the walk finds them");
+    }
+
+    private Pmi1Store connectAgain(final int rank, final int size) throws IOException
+    {
+        stop();
+        return connect(rank, size);
+    }
+
     private Pmi1Store connect(final int rank, final int size) throws IOException
     {
         final PipedInputStream fromRank = new PipedInputStream(1 << 16);
@@ -104,7 +149,16 @@ class Pmi1StoreTest
         proxy = new Thread(() -> serve(fromRank, toRank), "fake-hydra-proxy");
         proxy.setDaemon(true);
         proxy.start();
-        final Pmi1Store.Connected c = Pmi1Store.initialise(new Pmi1Wire(rankOut, rankIn)).orElseThrow();
+        final OutputStream counted = new FilterOutputStream(rankOut)
+        {
+            @Override
+            public void write(final byte[] b, final int off, final int len) throws IOException
+            {
+                writes.incrementAndGet();
+                out.write(b, off, len);
+            }
+        };
+        final Pmi1Store.Connected c = Pmi1Store.initialise(new Pmi1Wire(counted, rankIn)).orElseThrow();
         return new Pmi1Store(c, rank, size);
     }
 

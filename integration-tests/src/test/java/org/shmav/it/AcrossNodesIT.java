@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -148,19 +150,28 @@ class AcrossNodesIT
     /**
      * Each node's local rank 0 looks up one block per node after the exchange (one segment each: a few ranks
      * a node), not one address per rank: the look-ups its wire-up timings report (ranks 0, 2 and 3 lead nodes
-     * of 2, 1 and 3 ranks), and the fill of the job's 6 entries in one pass.
+     * of 2, 1 and 3 ranks) in one round trip to the node's proxy, and the fill of the job's 6 entries in one pass.
      */
     @Test
     void shouldLookUpOneBlockPerNodeAtEachNodesLocalRankZero() throws Exception
     {
         try (TestDir logs = TestDir.inTmp("nodes-lookups-it-logs-");
              ChildJvm run = SimulatedNodes.mpiexec("n1:2,n2:1,n3:3", 6, Map.of("JAVA_TOOL_OPTIONS",
-                 "-Dshmav.wireup.timings=1"), NodesRank.class.getName(), logs.path()))
+                 "-Dshmav.wireup.timings=1"), NodesRank.class.getName(), logs.path(), Map.of("HYDRA_DEBUG", "1")))
         {
-            succeeded(run);
+            final String out = succeeded(run);
             final String err = run.stderr();
+            // mpiexec -verbose (HYDRA_DEBUG=1, on stdout): every get a node's proxy receives, and any it forwards upstream
+            final Map<String, Long> proxyGets = Pattern.compile("\\[proxy:[0-9:]+@(n\\d)\\] got pmi command \\(from \\d+\\): get\\n")
+                .matcher(out).results().collect(Collectors.groupingBy(m -> m.group(1), TreeMap::new, Collectors.counting()));
+            assertEquals(Map.of("n1", 4L, "n2", 4L, "n3", 4L), proxyGets, "the layout and 3 blocks, asked at each node's proxy");
+            assertTrue(out.contains("forwarding command (cmd=barrier_in) upstream") && !out.contains("forwarding command (cmd=get"),
+                "every get answered by the node's own proxy: " + out);
             final Map<Integer, Integer> lookups = SimulatedNodes.leaderLookups(err, 6);
             assertEquals(Map.of(0, 3, 2, 3, 3, 3), lookups, "nodes x segments look-ups at each node's local rank 0: " + err);
+            // Hydra tells the nodes' local ranks 0 (PMI_process_mapping): every block's first segment in one write (and
+            // here no other segment), not one look-up after another
+            assertEquals(Map.of(0, 1, 2, 1, 3, 1), SimulatedNodes.leaderRoundTrips(err), "one round trip at each: " + err);
             System.out.println("mpiexec, 6 ranks over 3 simulated nodes: " + err.lines().filter(l -> l.contains("shmav wire-up"))
                 .toList());
         }

@@ -110,4 +110,17 @@ final class SimulatedNodes
         }
         return lookups;
     }
+
+    /** Each node's local rank 0 and the round trips to the store its look-ups took, from the same timings lines. */
+    static Map<Integer, Integer> leaderRoundTrips(final String stderr)
+    {
+        final Matcher m = Pattern.compile("shmav wire-up rank (\\d+): .*? look-ups \\(\\d+ characters, (\\d+) round trips\\)")
+            .matcher(stderr);
+        final Map<Integer, Integer> trips = new TreeMap<>();
+        while (m.find())
+        {
+            trips.put(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+        }
+        return trips;
+    }
 }
