@@ -64,7 +64,7 @@ class RingDemoIT
     }
 
     /**
-     * The README's main command {@value #RUNS_DEFAULT} times in a row (system property
+     * The README's main command {@value #RUNS_DEFAULT} times (system property
      * {@code shmav.it.ringRuns}) with every CPU kept busy by a spinning thread of this JVM, as on a shared
      * node: cold rank JVMs are then paused at any point, e.g. between an insert's commit and its publish,
      * which a rank that passed {@code Rank.awaitAll} must never see as a missing entry (layout 7.0 failed
