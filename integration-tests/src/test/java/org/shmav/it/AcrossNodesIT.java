@@ -139,9 +139,9 @@ class AcrossNodesIT
 
     private static String faulty(final String fault, final String hosts, final int n) throws Exception
     {
-        try (TestDir logs = TestDir.inTmp("nodes-fault-it-logs-");
-             ChildJvm run = SimulatedNodes.mpiexec(hosts, n, Map.of("NODES_FAULT", fault, "NODES_WAIT", "5"),
-                 NodesRank.class.getName(), logs.path()))
+        try (TestDir logs = TestDir.inTmp("nodes-fault-it-logs-"); TestDir reports = TestDir.inVarTmp("nodes-fault-it-");
+             ChildJvm run = SimulatedNodes.mpiexec(hosts, n, Map.of("NODES_FAULT", fault, "NODES_WAIT", "5",
+                 "NODES_REPORTS", reports.path().toString()), NodesRank.class.getName(), logs.path()))
         {
             return succeeded(run);
         }

@@ -21,7 +21,9 @@ import org.shmav.Rank;
  *
  * <p>Faults, chosen by {@code NODES_FAULT}: {@code skip-publish:R} (rank R calls awaitAll without
  * publishing), {@code hang:R} (rank R never reaches awaitAll), {@code exit:R} (rank R exits before it
- * publishes, with status 0). {@code NODES_WAIT} is awaitAll's timeout in seconds (60).
+ * publishes, with status 0). {@code NODES_WAIT} is awaitAll's timeout in seconds (60). With {@code NODES_REPORTS}
+ * set, a directory every node sees, the ranks that print an error say so there ({@link RankReports}) and a hanging
+ * rank ends once every other rank has, instead of after 3 times the timeout.
  */
 public final class NodesRank
 {
@@ -33,6 +35,7 @@ public final class NodesRank
     {
         final String fault = System.getenv().getOrDefault("NODES_FAULT", "none");
         final Duration wait = Duration.ofSeconds(Long.parseLong(System.getenv().getOrDefault("NODES_WAIT", "60")));
+        final Path reports = System.getenv("NODES_REPORTS") == null ? null : Path.of(System.getenv("NODES_REPORTS"));
         final Rank opened;
         try
         {
@@ -58,7 +61,7 @@ public final class NodesRank
             }
             if (fault.equals("hang:" + rank.rank()))
             {
-                Thread.sleep(wait.toMillis() * 3);
+                RankReports.awaitOthers(reports, rank.rank(), rank.size(), wait.multipliedBy(3));
                 return;
             }
             if (!fault.equals("skip-publish:" + rank.rank()))
@@ -72,6 +75,7 @@ public final class NodesRank
             catch (final FabricException e)
             {
                 System.out.println("error " + rank.rank() + " errno=" + e.errno() + ": " + e.getMessage());
+                RankReports.reported(reports, rank.rank());
                 System.out.flush();
                 System.exit(0); // status 0 and cmd=finalize: Hydra lets the other ranks report too
             }

@@ -29,6 +29,7 @@ public final class Pmi2StoreRank
             System.out.println("rank ? FAILED: Pmi2Store.open found no PMI-2 launcher in the environment");
             return;
         }
-        PmixStoreRank.run(opened.get(), args.length > 0 ? args[0] : "every", host, opening);
+        PmixStoreRank.run(opened.get(), args.length > 0 ? args[0] : "every", args.length > 1 ? Path.of(args[1]) : null, host,
+            opening);
     }
 }

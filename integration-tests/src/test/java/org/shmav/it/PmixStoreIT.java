@@ -87,7 +87,11 @@ class PmixStoreIT
     @Test
     void shouldTimeOutTheExchangeWhenARankNeverPublishes() throws Exception
     {
-        final String out = mpirun("n1:2,n2:2", "silent");
+        final String out;
+        try (TestDir reports = TestDir.inVarTmp("pmix-silent-it-"))
+        {
+            out = mpirun("n1:2,n2:2", List.of("silent", reports.path().toString()), true);
+        }
         final Matcher m = Pattern.compile("rank (\\d) got FI_ETIMEDOUT after (\\d+) ms: PMIx_Fence: .*launcher=Open " +
             "MPI mpirun \\(PMIx namespace \\d+\\): the exchange did not complete within 5000 ms: every rank").matcher(out);
         int ranks = 0;
@@ -109,7 +113,7 @@ class PmixStoreIT
     void shouldHaveMpirunEndTheJobWhenARankDiesBeforePublishing() throws Exception
     {
         final long t0 = System.nanoTime();
-        final String out = mpirun("n1:2,n2:2", "die", false);
+        final String out = mpirun("n1:2,n2:2", List.of("die"), false);
         assertTrue(out.contains("rank 3 dies before it publishes"), out);
         assertTrue((System.nanoTime() - t0) / 1_000_000 < 20_000, "ended before the others' deadline\n" + out);
     }
@@ -143,11 +147,14 @@ class PmixStoreIT
     /** {@code mpirun --host HOSTS -np 4} of {@link PmixStoreRank} through fakessh; its output, checked for FAILED. */
     private static String mpirun(final String hosts, final String mode) throws Exception
     {
-        return mpirun(hosts, mode, true);
+        return mpirun(hosts, List.of(mode), true);
     }
 
-    /** As {@link #mpirun(String, String)}; with {@code succeed} false, mpirun must fail (exit status not 0). */
-    private static String mpirun(final String hosts, final String mode, final boolean succeed) throws Exception
+    /**
+     * As {@link #mpirun(String, String)}, with {@link PmixStoreRank}'s arguments {@code args}; with {@code succeed}
+     * false, mpirun must fail (exit status not 0).
+     */
+    private static String mpirun(final String hosts, final List<String> args, final boolean succeed) throws Exception
     {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root: fakessh makes simulated nodes " +
             "with unshare and mount; running as " + System.getProperty("user.name"));
@@ -155,7 +162,8 @@ class PmixStoreIT
             "--allow-run-as-root", "--mca", "plm_rsh_agent", FAKESSH.toString(), "--host", hosts, "-np", "4",
             Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-            PmixStoreRank.class.getName(), mode));
+            PmixStoreRank.class.getName()));
+        command.addAll(args);
         try (TestDir logs = TestDir.inTmp("pmix-store-it-");
              ChildJvm run = ChildJvm.command(command, Map.of("OMPI_ALLOW_RUN_AS_ROOT", "1",
                  "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"), logs.path()))

@@ -18,10 +18,11 @@ import org.shmav.store.PmixStore;
  *     and prints {@code rank R of N on HOST sees every rank} with the time each step took;</li>
  * <li>{@code missing}: exchanges, then fetches a key that no rank published from the next rank and
  *     prints the error;</li>
- * <li>{@code silent}: the last rank neither publishes nor exchanges (it sleeps past the others'
- *     deadline); the others exchange with a 5 s timeout and print the error and how long it took;</li>
- * <li>{@code die}: the last rank exits with status 3 right after opening the store; the others
- *     exchange with a 20 s timeout, fetch every rank's value, and print whatever error they get;</li>
+ * <li>{@code silent}: the last rank neither publishes nor exchanges; the others exchange with a 5 s
+ *     timeout and print the error and how long it took; the silent rank stays until they all have (the
+ *     directory of {@link RankReports}, the second argument) or, without one, for 15 s;</li>
+ * <li>{@code die} or {@code die:S}: the last rank exits with status 3 right after opening the store; the others
+ *     exchange with a timeout of S seconds (20), fetch every rank's value, and print whatever error they get;</li>
  * <li>{@code cost}: times fetches and exchanges after a warm-up (for {@code docs/launcher-stores.md}).</li>
  * </ul>
  * Every line starts with {@code rank R}; a line with {@code FAILED} is a failure the IT reports.
@@ -47,16 +48,21 @@ public final class PmixStoreRank
             System.out.println("rank ? FAILED: PmixStore.open found no PMIx launcher in the environment");
             return;
         }
-        run(opened.get(), args[0], host, opening);
+        run(opened.get(), args[0], args.length > 1 ? Path.of(args[1]) : null, host, opening);
     }
 
-    /** Runs {@code mode} on {@code store} and closes it; {@link Pmi2StoreRank} shares it. */
-    static void run(final JobStore store, final String mode, final String host, final long opening) throws Exception
+    /**
+     * Runs {@code mode} on {@code store} and closes it, {@code reports} the directory of {@link RankReports} or null;
+     * {@link Pmi2StoreRank} shares it.
+     */
+    static void run(final JobStore store, final String mode, final Path reports, final String host, final long opening)
+        throws Exception
     {
         try (store)
         {
             final int me = store.rank();
-            switch (mode)
+            final String[] modeAndSeconds = mode.split(":");
+            switch (modeAndSeconds[0])
             {
                 case "every":
                     every(store, host, opening);
@@ -69,12 +75,14 @@ public final class PmixStoreRank
                 case "silent":
                     if (me == store.size() - 1)
                     {
-                        Thread.sleep(SHORT.multipliedBy(3).toMillis());
+                        // past the others' deadline: until they reported it, at most 3 times the deadline
+                        RankReports.awaitOthers(reports, me, store.size(), SHORT.multipliedBy(3));
                         System.out.println("rank " + me + " stayed silent");
                         break;
                     }
                     store.publish("addr", "rank-" + me);
                     expect(store, FiErrno.ETIMEDOUT, () -> store.exchange(SHORT));
+                    RankReports.reported(reports, me);
                     break;
                 case "die":
                     if (me == store.size() - 1)
@@ -84,9 +92,11 @@ public final class PmixStoreRank
                         Runtime.getRuntime().halt(3);
                     }
                     store.publish("addr", "rank-" + me);
+                    final Duration deadline = modeAndSeconds.length > 1 ? Duration.ofSeconds(Long.parseLong(modeAndSeconds[1])) :
+                        SHORT.multipliedBy(4);
                     expect(store, 0, () -> {
                         // a PMIx server may end the fence without the dead rank: then its value is missing
-                        store.exchange(SHORT.multipliedBy(4));
+                        store.exchange(deadline);
                         for (int r = 0; r < store.size(); r++)
                         {
                             store.fetch(r, "addr", SHORT);

@@ -75,15 +75,23 @@ final class SimulatedSlurm
     static String srun(final String mpi, final List<String> nodes, final Class<?> main, final String mode,
         final boolean succeed) throws Exception
     {
+        return srun(mpi, nodes, main, List.of(mode), succeed);
+    }
+
+    /** As {@link #srun(String, List, Class, String, boolean)}, with {@code main}'s arguments {@code args}. */
+    static String srun(final String mpi, final List<String> nodes, final Class<?> main, final List<String> args,
+        final boolean succeed) throws Exception
+    {
         final Path slurmConf = cluster();
         try (TestDir logs = TestDir.inTmp("srun-it-"))
         {
             final Path hostfile = logs.path().resolve("hosts");
             Files.write(hostfile, nodes);
-            final List<String> command = List.of("/usr/bin/srun", "--mpi=" + mpi, "-n", Integer.toString(nodes.size()),
-                "-m", "arbitrary", "-O", "--time=5", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-                main.getName(), mode);
+            final List<String> command = new ArrayList<>(List.of("/usr/bin/srun", "--mpi=" + mpi, "-n",
+                Integer.toString(nodes.size()), "-m", "arbitrary", "-O", "--time=5",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Xmx128m", "-cp", System.getProperty("java.class.path"), main.getName()));
+            command.addAll(args);
             try (ChildJvm run = ChildJvm.command(command, Map.of("SLURM_CONF", slurmConf.toString(),
                 "SLURM_HOSTFILE", hostfile.toString()), logs.path()))
             {

@@ -39,6 +39,15 @@ public final class TestDir implements AutoCloseable
         return new TestDir(Files.createTempDirectory(prefix));
     }
 
+    /**
+     * A new directory under /var/tmp, which every simulated node sees (slurm-cluster's nodes and fakessh's remount
+     * only /tmp and /dev/shm): for files the ranks of one job on several nodes hand each other.
+     */
+    public static TestDir inVarTmp(final String prefix) throws IOException
+    {
+        return new TestDir(Files.createTempDirectory(Path.of("/var/tmp"), prefix));
+    }
+
     /** A new directory under /dev/shm, for the caller to {@link #delete}. */
     public static Path createInShm(final String prefix)
     {
