@@ -169,7 +169,10 @@ final class SegmentGrowth
             }
             final Memory mapped = SegmentFile.map(view.file(), end, name);
             checkLeftBytes(mapped, bigger, start, Math.min(found, end), name);
-            touchPages(mapped, start, bigger.hashArea(n, 1));
+            if (!touchPages(mapped, start, bigger.hashArea(n, 1), claim::advance))
+            {
+                return null;
+            }
             final Region grown = publishSegment(view, mapped, bigger, claim::advance);
             if (grown == null)
             {
@@ -204,16 +207,25 @@ final class SegmentGrowth
      * shadows page tables (a paravirtualized guest), a first touch that writes cost 22-30 us a page
      * against 11 us for one that reads, after which writes cost nothing more (docs/performance.md).
      * The AV's creator and attachers touch their whole mapping by reading too
-     * ({@code FileOwnership.allocateEveryPage}). Reads only: harmless to anyone, at any time.
+     * ({@code FileOwnership.allocateEveryPage}). Reads only: harmless to anyone, at any time. The claim
+     * advances every {@link SegmentFile#ZEROS_STEP} bytes, as in the appends, so that others see a
+     * grower at work (a touch costs up to 30 us: a large segment takes longer than the 200 ms after
+     * which a claim that stands still is taken over). False when it was taken over.
      */
-    private static void touchPages(final Memory m, final long from, final long to)
+    private static boolean touchPages(final Memory m, final long from, final long to, final BooleanSupplier stillMine)
     {
         long kept = 0;
         for (long at = from; at < to; at += PAGE)
         {
             kept ^= m.getLong((int)at);
+            if (((at - from + PAGE) & (SegmentFile.ZEROS_STEP - 1)) == 0 && !stillMine.getAsBoolean())
+            {
+                touched ^= kept;
+                return false;
+            }
         }
         touched ^= kept;
+        return true;
     }
 
     /**
