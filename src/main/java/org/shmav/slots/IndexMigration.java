@@ -220,11 +220,12 @@ final class IndexMigration
 
     /**
      * Reads the state word of the slot of every entry of stamp {@code a} in buckets [start, end) of the
-     * active area at {@code from} (read through {@code source}), so that the copies of those entries find their slots in the cache. Each
-     * copy reads its slot (a random place in the slot table) and ends with a CAS, which lets no later
-     * load start before it: one miss at a time. Loaded here back to back, the misses of a run of
-     * buckets overlap (growing from count 1 to 1M: 540-640 ns per insert before, 430-490 after; see
-     * docs/profiles.md). Returns a value to keep, so that the loads are made.
+     * active area at {@code from} (read through {@code source}), so that the copies of those entries
+     * find their slots in the cache. Each copy reads its slot (a random place in the slot table) and
+     * ends with a CAS, which lets no later load start before it: one miss at a time. Loaded here back
+     * to back, the misses of a run of buckets overlap (growing from count 1 to 1M: 540-640 ns per
+     * insert before, 430-490 after; see docs/profiles.md). Returns a value to keep, so that the loads
+     * are made.
      */
     private long touchSlots(final Memory source, final long from, final long a, final long start, final long end)
     {
