@@ -166,10 +166,13 @@ public final class Compare
         return r;
     }
 
-    /** LookupBench.lookup on 1M entries of the kinds of AV {@code avs}, in that order. */
+    /**
+     * LookupBench.lookup (one JMH call per lookup) and lookupLoop (1M lookups in one loop, the C loop's
+     * form) on 1M entries of the kinds of AV {@code avs}, in that order.
+     */
     private Jmh lookupBench(final String... avs)
     {
-        final Jmh lookup = Jmh.of("LookupBench\\.lookup$").forks(1).iterations(quick ? 1 : 2, quick ? 2 : 3)
+        final Jmh lookup = Jmh.of("LookupBench\\.lookup(Loop)?$").forks(1).iterations(quick ? 1 : 2, quick ? 2 : 3)
             .param("av", avs).gc();
         if (quick)
         {

@@ -70,6 +70,9 @@ final class RoundsReport
             ratio("lookup, " + kind + " AV, 1M entries, vs the physical limit: a C loop doing only the seqlock read of " +
                 "slots of the same size in /dev/shm (within 2x)", key, "C seqlock read, " + limitSlotBytes() + "-byte slots",
                 limitKey(), 0.5);
+            ratio("lookup, " + kind + " AV, 1M entries, in the C loop's form (1M lookups in fi_addr order in one Java loop) " +
+                "vs that C loop (within 2x)", "shmav.lookupLoop." + kind + ".1000000", "C seqlock read, " +
+                limitSlotBytes() + "-byte slots", limitKey(), 0.5);
         }
         ratio("private-AV lookup no slower than shared-AV lookup (1M entries)", lookupPrivate, "shmav shared AV", lookup, 1);
         ratio("single-address insert (1M) vs sockets' batch insert per address", single, "sockets named AV, batch of 1M",

@@ -174,6 +174,12 @@ public final class AddressReads
         }
     }
 
+    /** Plain store of {@code value} at {@code address}, in memory order. */
+    public static void putLong(final long address, final long value)
+    {
+        putLong(null, address, value);
+    }
+
     /** Stores {@code value} at {@code offset} of {@code base} (null: a memory address), in memory order. */
     private static void putLong(final Object base, final long offset, final long value)
     {

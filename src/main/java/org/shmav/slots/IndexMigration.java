@@ -43,6 +43,12 @@ final class IndexMigration
     private static final int STOPPED_STALE = -3;
 
     private final Memory m;
+    /**
+     * Where the copy reads the active area and the slots: through the mappings that first saw them, whose
+     * pages are already in this process's page tables; the target, in the last segment, is written
+     * through {@code m} ({@link FirstViews}).
+     */
+    private final FirstViews firstViews;
     private final AvLayout layout;
     private final DedupIndex index;
     private final Recovery recovery;
@@ -51,9 +57,11 @@ final class IndexMigration
     /** What {@link #touchSlots} read, kept so that its loads are made; never used. */
     private long touched;
 
-    IndexMigration(final Memory m, final AvLayout layout, final DedupIndex index, final Recovery recovery)
+    IndexMigration(final Memory m, final FirstViews firstViews, final AvLayout layout, final DedupIndex index,
+        final Recovery recovery)
     {
         this.m = m;
+        this.firstViews = firstViews;
         this.layout = layout;
         this.index = index;
         this.recovery = recovery;
@@ -169,6 +177,7 @@ final class IndexMigration
         }
         final long from = index.activeBase(state);
         final long fromMask = index.activeMask(state);
+        final Memory source = firstViews.covering((int)from, (int)((fromMask + 1) * Long.BYTES));
         final long a = stamp(state);
         long copied = 0;
         for (long b = 0; b <= fromMask; b++)
@@ -179,9 +188,9 @@ final class IndexMigration
             }
             if ((b & (TOUCH_AHEAD - 1)) == 0)
             {
-                touched ^= touchSlots(state, b, Math.min(b + TOUCH_AHEAD, fromMask + 1));
+                touched ^= touchSlots(source, from, a, b, Math.min(b + TOUCH_AHEAD, fromMask + 1));
             }
-            final long v = m.getLongVolatile((int)(from + b * Long.BYTES));
+            final long v = source.getLongVolatile((int)(from + b * Long.BYTES));
             final int kind = DedupIndex.kind(v, a);
             if (kind == DedupIndex.NEWER)
             {
@@ -210,24 +219,24 @@ final class IndexMigration
     }
 
     /**
-     * Reads the state word of the slot of every entry in buckets [start, end) of the active area of
-     * migration {@code state}, so that the copies of those entries find their slots in the cache. Each
-     * copy reads its slot (a random place in the slot table) and ends with a CAS, which lets no later
-     * load start before it: one miss at a time. Loaded here back to back, the misses of a run of
-     * buckets overlap (growing from count 1 to 1M: 540-640 ns per insert before, 430-490 after; see
-     * docs/profiles.md). Returns a value to keep, so that the loads are made.
+     * Reads the state word of the slot of every entry of stamp {@code a} in buckets [start, end) of the
+     * active area at {@code from} (read through {@code source}), so that the copies of those entries
+     * find their slots in the cache. Each copy reads its slot (a random place in the slot table) and
+     * ends with a CAS, which lets no later load start before it: one miss at a time. Loaded here back
+     * to back, the misses of a run of buckets overlap (growing from count 1 to 1M: 540-640 ns per
+     * insert before, 430-490 after; see docs/profiles.md). Returns a value to keep, so that the loads
+     * are made.
      */
-    private long touchSlots(final long state, final long start, final long end)
+    private long touchSlots(final Memory source, final long from, final long a, final long start, final long end)
     {
-        final long from = index.activeBase(state);
-        final long a = stamp(state);
         long kept = 0;
         for (long b = start; b < end; b++)
         {
-            final long i = liveSlotOf(m.getLong((int)(from + b * Long.BYTES)), a);
+            final long i = liveSlotOf(source.getLong((int)(from + b * Long.BYTES)), a);
             if (i >= 0)
             {
-                kept ^= m.getLong(layout.slot(i) + STATE_OFFSET);
+                final int slot = layout.slot(i);
+                kept ^= firstViews.covering(slot, layout.slotLength()).getLong(slot + STATE_OFFSET);
             }
         }
         return kept;
@@ -289,20 +298,21 @@ final class IndexMigration
             return index.stale() ? STOPPED_STALE : 0;
         }
         final int slot = layout.slot(i);
-        final long before = m.getLongAcquire(slot + STATE_OFFSET);
+        final Memory sm = firstViews.covering(slot, layout.slotLength());
+        final long before = sm.getLongAcquire(slot + STATE_OFFSET);
         final int st = state(before);
         if (st != CLAIMED && st != PUBLISHING && !(st == VALID && payload(before) > 0))
         {
             return 0;
         }
-        final int len = m.getInt(slot + ADDR_LEN_OFFSET);
+        final int len = sm.getInt(slot + ADDR_LEN_OFFSET);
         if (len <= 0 || len > layout.addrLen())
         {
             return 0;
         }
-        final long hash = DedupIndex.hash(m.buffer(), slot + ADDR_OFFSET, len, m.getLong(slot + AUTH_KEY_OFFSET));
+        final long hash = DedupIndex.hash(sm.buffer(), slot + ADDR_OFFSET, len, sm.getLong(slot + AUTH_KEY_OFFSET));
         VarHandle.acquireFence(); // the bytes are read before the state is read again
-        final long after = m.getLong(slot + STATE_OFFSET);
+        final long after = sm.getLong(slot + STATE_OFFSET);
         if (generation(after) != generation(before) || state(after) != CLAIMED && state(after) != PUBLISHING && state(after) != VALID ||
             tagOfHash(hash) != tag(v))
         {

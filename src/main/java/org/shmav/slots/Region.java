@@ -34,6 +34,8 @@ public final class Region
     }
 
     private final Memory memory;
+    /** Where this process first mapped each part of the file (a migration reads through them). */
+    private final FirstViews firstViews;
     private final AvLayout layout;
     private final Liveness liveness;
     private final SlotTable table;
@@ -49,9 +51,10 @@ public final class Region
         final AvFileChannel locks, final Role role)
     {
         this.memory = memory;
+        this.firstViews = FirstViews.of(memory);
         this.layout = layout;
         this.liveness = liveness;
-        this.table = new SlotTable(memory, layout, liveness);
+        this.table = new SlotTable(memory, layout, liveness, firstViews);
         this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = file;
         this.locks = locks;
@@ -64,9 +67,10 @@ public final class Region
     private Region(final SharedAvFile.Mapped mapped, final Region was)
     {
         this.memory = mapped.memory();
+        this.firstViews = was.firstViews.then(memory);
         this.layout = mapped.layout();
         this.liveness = was.liveness;
-        this.table = new SlotTable(memory, layout, liveness);
+        this.table = new SlotTable(memory, layout, liveness, firstViews);
         this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = was.file;
         this.locks = was.locks;
@@ -230,9 +234,10 @@ public final class Region
     private Region(final Memory memory, final AvLayout layout, final Liveness liveness, final Writer writer)
     {
         this.memory = memory;
+        this.firstViews = FirstViews.of(memory);
         this.layout = layout;
         this.liveness = liveness;
-        this.table = new SlotTable(memory, layout, liveness);
+        this.table = new SlotTable(memory, layout, liveness, firstViews);
         this.authKeys = new AuthKeyTable(memory, layout, liveness);
         this.file = null;
         this.locks = null;
@@ -253,6 +258,12 @@ public final class Region
     public Memory memory()
     {
         return memory;
+    }
+
+    /** Where this process first mapped each part of the file (package-private: migration, tests). */
+    FirstViews firstViews()
+    {
+        return firstViews;
     }
 
     public AvLayout layout()

@@ -59,6 +59,8 @@ final class SegmentGrowth
     private static final long OWNER_CHECK_NANOS = 1_000_000L;
     /** map_addr entries prepared between two progress marks. */
     private static final int PREPARE_STEP = 1 << 16;
+    /** Bytes per page touched by {@link #touchPages}: the smallest page size of the hosts shmav runs on. */
+    private static final int PAGE = 4096;
 
     private SegmentGrowth()
     {
@@ -167,6 +169,10 @@ final class SegmentGrowth
             }
             final Memory mapped = SegmentFile.map(view.file(), end, name);
             checkLeftBytes(mapped, bigger, start, Math.min(found, end), name);
+            if (!touchPages(mapped, start, bigger.hashArea(n, 1), claim::advance))
+            {
+                return null;
+            }
             final Region grown = publishSegment(view, mapped, bigger, claim::advance);
             if (grown == null)
             {
@@ -189,6 +195,38 @@ final class SegmentGrowth
             claim.release(); // the next grower need not wait for this claim to stall
             throw e;
         }
+    }
+
+    /** What {@link #touchPages} read, kept so that its loads are made; never used. */
+    private static long touched;
+
+    /**
+     * Reads one word of every page of [from, to) (the new segment's slots, map_addr and the area the
+     * index moves to; not the other area, used only by a later rebuild) through the new mapping,
+     * before anything writes there. A page's first touch through a mapping faults; where the host
+     * shadows page tables (a paravirtualized guest), a first touch that writes cost 22-30 us a page
+     * against 11 us for one that reads, after which writes cost nothing more (docs/benchmarks.md,
+     * Growth and lookup in CPU time). The AV's creator and attachers touch their whole mapping by
+     * reading too
+     * ({@code FileOwnership.allocateEveryPage}). Reads only: harmless to anyone, at any time. The claim
+     * advances every {@link SegmentFile#ZEROS_STEP} bytes, as in the appends, so that others see a
+     * grower at work (a touch costs up to 30 us: a large segment takes longer than the 200 ms after
+     * which a claim that stands still is taken over). False when it was taken over.
+     */
+    private static boolean touchPages(final Memory m, final long from, final long to, final BooleanSupplier stillMine)
+    {
+        long kept = 0;
+        for (long at = from; at < to; at += PAGE)
+        {
+            kept ^= m.getLong((int)at);
+            if (((at - from + PAGE) & (SegmentFile.ZEROS_STEP - 1)) == 0 && !stillMine.getAsBoolean())
+            {
+                touched ^= kept;
+                return false;
+            }
+        }
+        touched ^= kept;
+        return true;
     }
 
     /**

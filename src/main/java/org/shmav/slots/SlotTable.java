@@ -65,6 +65,12 @@ public final class SlotTable
     /** The slot table of a region whose writers' liveness {@code liveness} tells. */
     public SlotTable(final Memory m, final AvLayout layout, final Liveness liveness)
     {
+        this(m, layout, liveness, FirstViews.of(m));
+    }
+
+    /** The slot table of a view {@code m} of a region that this process first mapped through {@code firstViews}. */
+    SlotTable(final Memory m, final AvLayout layout, final Liveness liveness, final FirstViews firstViews)
+    {
         this.m = m;
         this.layout = layout;
         this.reader = new SlotReader(m, layout);
@@ -72,7 +78,7 @@ public final class SlotTable
         this.free = new FreeSlots(m, layout);
         this.remover = new SlotRemover(m, layout, index, free);
         this.recovery = new Recovery(m, layout, remover, free, liveness);
-        this.migration = new IndexMigration(m, layout, index, recovery);
+        this.migration = new IndexMigration(m, firstViews, layout, index, recovery);
         this.claims = new ClaimCommit(m, layout, remover);
         this.inserter = new SlotInserter(m, layout, reader, index, free, remover, recovery, migration, claims);
         this.attachers = new Attachers(m, layout, recovery, liveness);

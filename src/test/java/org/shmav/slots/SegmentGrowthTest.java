@@ -2,6 +2,7 @@ package org.shmav.slots;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.shmav.shm.AvFileDescriptor.*;
 
@@ -59,6 +60,44 @@ class SegmentGrowthTest
         final AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name(name).count(4).build());
         assertEquals(4, av.insert(addresses(0, 4), 4, null, 0, null));
         return av;
+    }
+
+    /**
+     * A migration reads the old area and the slots through the mapping that first saw them (pages the
+     * inserts already touched), not through the newest one, and finds every entry: after three growths
+     * the view keeps the four mappings, and each address is found by the index in the last segment.
+     */
+    @Test
+    void shouldReadEachSegmentThroughTheMappingThatFirstSawIt()
+    {
+        try (AddressVector av = fullAv("views"))
+        {
+            Region region = ToolAccess.openForRepair(dir.resolve("views"));
+            final Region first = region;
+            try
+            {
+                for (int g = 1; g <= 3; g++)
+                {
+                    region = region.grow("views");
+                    assertEquals(g + 1, region.layout().segments());
+                    assertEquals(g + 1, region.firstViews().count(), "one mapping per segment this process saw first");
+                }
+                final FirstViews views = region.firstViews();
+                final int slot0 = region.layout().slot(0);
+                assertSame(first.memory(), views.covering(slot0, region.layout().slotLength()), "segment 0: the attach's view");
+                final int last = region.layout().slot(region.layout().capacity() - 1);
+                assertSame(region.memory(), views.covering(last, region.layout().slotLength()), "the last segment: this view");
+                final ByteBuffer keys = addresses(0, 4);
+                for (int i = 0; i < 4; i++)
+                {
+                    assertEquals(i, region.table().reverseLookup(keys, 16 * i, 16, -1), "entry " + i + " after the moves");
+                }
+            }
+            finally
+            {
+                region.detach();
+            }
+        }
     }
 
     /**
