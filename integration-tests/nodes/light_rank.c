@@ -1,9 +1,9 @@
 /*
  * light_rank: a rank of a scale run that costs almost nothing. It hands its address to its node's local
  * rank 0 (a JVM) through its record in the node's job file /dev/shm/.shmav-job.<AV name> (shm-layout.md,
- * "Job file"), takes part in the launcher's exchange (every rank does), then waits until
- * its node's AV (/dev/shm/<AV name>, filled by the node's local rank 0) holds every rank of the job,
- * reading it through the shipped header alone; prints "light RANK seen_ms EPOCH_MS" (when it saw every
+ * "Job file"), takes part in the launcher's exchange (every rank does), then waits for the job file's
+ * state "AV filled" and checks that its node's AV (/dev/shm/<AV name>, filled by the node's local rank
+ * 0) holds every rank of the job, reading it through the shipped header alone; prints "light RANK seen_ms EPOCH_MS" (when it saw every
  * rank) and finalizes.
  *
  * Two builds, one per launcher store:
@@ -211,17 +211,26 @@ int main(void)
         fprintf(stderr, "light_rank %d: cannot write its record into %s\n", job.rank, path);
         return 4;
     }
-    close(jf);
     if (store_exchange() < 0)
     {
+        close(jf);
         return 2;
     }
-    snprintf(path, sizeof path, "/dev/shm/%s", job.av);
+    /* as a JVM rank does: wait for the job file's state 3 (the AV filled), one word a poll, then check every
+       rank once; reading every rank of the AV at each poll would cost a thousand ranks O(N) each, O(N^2) a node */
     const long long deadline = now_ms() + 300000;
+    uint32_t state = 0;
+    while (now_ms() < deadline && (pread(jf, &state, sizeof state, 8) != (ssize_t)sizeof state || (state != 3 && state != 4)))
+    {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    close(jf);
+    snprintf(path, sizeof path, "/dev/shm/%s", job.av);
     shmav_av av;
     char err[512];
     int opened = 0;
-    while (now_ms() < deadline)
+    while (state == 3 && now_ms() < deadline)
     {
         if (!opened)
         {
@@ -243,6 +252,7 @@ int main(void)
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
-    fprintf(stderr, "light_rank %d: %s not filled within 300 s\n", job.rank, path);
+    fprintf(stderr, "light_rank %d: %s %s\n", job.rank, path, state == 4 ? "could not be filled (the job file says so)" :
+        "not filled within 300 s");
     return 3;
 }
