@@ -220,10 +220,12 @@ int main(void)
        rank once; reading every rank of the AV at each poll would cost a thousand ranks O(N) each, O(N^2) a node */
     const long long deadline = now_ms() + 300000;
     uint32_t state = 0;
+    wait_ms = 10; /* backing off to 1 s: thousands of ranks on a few CPUs must leave them to local rank 0 */
     while (now_ms() < deadline && (pread(jf, &state, sizeof state, 8) != (ssize_t)sizeof state || (state != 3 && state != 4)))
     {
-        struct timespec ts = {0, 100 * 1000 * 1000};
+        struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000 * 1000};
         nanosleep(&ts, NULL);
+        wait_ms = wait_ms < 1000 ? wait_ms * 2 : 1000;
     }
     close(jf);
     snprintf(path, sizeof path, "/dev/shm/%s", job.av);
