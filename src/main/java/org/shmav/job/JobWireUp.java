@@ -271,7 +271,6 @@ public final class JobWireUp
         failed.clear();
         final byte[][] addresses = new byte[job.size()][];
         final boolean[] covered = new boolean[job.size()];
-        final String[] failure = new String[1];
         fetchKnownNodes(deadline, missing, blocks, addresses, covered);
         int next = 0;
         while (next < job.size() && covered[next])
@@ -282,17 +281,7 @@ public final class JobWireUp
         {
             try
             {
-                final byte[] block = blocks.fetch(next, deadline, failure);
-                if (block == null)
-                {
-                    failed.add(next + " (" + failure[0] + ")");
-                    missing.add(next);
-                    covered[next] = true;
-                }
-                else
-                {
-                    take(next, block, addresses, covered, missing);
-                }
+                take(blocks.fetchEach(new int[] {next}, deadline).get(0), addresses, covered, missing);
             }
             catch (final FabricException e)
             {
@@ -338,23 +327,23 @@ public final class JobWireUp
         }
         for (final NodeBlocks.Fetched f : fetched)
         {
-            if (f.block() == null)
-            {
-                failed.add(f.rank() + " (" + f.failure() + ")");
-                missing.add(f.rank());
-                covered[f.rank()] = true;
-            }
-            else
-            {
-                take(f.rank(), f.block(), addresses, covered, missing);
-            }
+            take(f, addresses, covered, missing);
         }
     }
 
-    /** The entries of the block rank {@code from} published. */
-    private void take(final int from, final byte[] block, final byte[][] addresses, final boolean[] covered,
+    /** The entries of the block a node's local rank 0 published, or the failure it published in its place. */
+    private void take(final NodeBlocks.Fetched fetched, final byte[][] addresses, final boolean[] covered,
         final List<Integer> missing)
     {
+        final int from = fetched.rank();
+        final byte[] block = fetched.block();
+        if (block == null)
+        {
+            failed.add(from + " (" + fetched.failure() + ")");
+            missing.add(from);
+            covered[from] = true;
+            return;
+        }
         final List<NodeRecords.Entry> entries;
         try
         {

@@ -42,19 +42,19 @@ final class NodeBlocks
         this.store = store;
     }
 
-    /** {@return the look-ups {@link #fetch} made} */
+    /** {@return the look-ups {@link #fetchEach} made} */
     int lookups()
     {
         return lookups;
     }
 
-    /** {@return the times {@link #fetch} and {@link #fetchEach} asked the store (look-ups asked together count once)} */
+    /** {@return the times {@link #fetchEach} asked the store (look-ups asked together count once)} */
     int roundTrips()
     {
         return roundTrips;
     }
 
-    /** {@return the characters {@link #fetch} received} */
+    /** {@return the characters {@link #fetchEach} received} */
     long bytes()
     {
         return bytes;
@@ -78,19 +78,6 @@ final class NodeBlocks
     static void publishFailure(final JobStore store, final String errno)
     {
         store.publish(KEY, FAILED + errno);
-    }
-
-    /**
-     * The block rank {@code rank} published (after the exchange): its bytes, or null when the rank
-     * published a failure, whose errno name then goes into {@code failure[0]}.
-     *
-     * @throws FabricException FI_ENODATA when the rank published no block; FI_EINVAL when it is malformed
-     */
-    byte[] fetch(final int rank, final long deadline, final String[] failure)
-    {
-        final Fetched f = fetchEach(new int[] {rank}, deadline).get(0);
-        failure[0] = f.failure();
-        return f.block();
     }
 
     /**

@@ -207,8 +207,7 @@ final class SegmentGrowth
      * shadows page tables (a paravirtualized guest), a first touch that writes cost 22-30 us a page
      * against 11 us for one that reads, after which writes cost nothing more (docs/benchmarks.md,
      * Growth and lookup in CPU time). The AV's creator and attachers touch their whole mapping by
-     * reading too
-     * ({@code FileOwnership.allocateEveryPage}). Reads only: harmless to anyone, at any time. The claim
+     * reading too ({@code FileOwnership.allocateEveryPage}). Reads only: harmless to anyone, at any time. The claim
      * advances every {@link SegmentFile#ZEROS_STEP} bytes, as in the appends, so that others see a
      * grower at work (a touch costs up to 30 us: a large segment takes longer than the 200 ms after
      * which a claim that stands still is taken over). False when it was taken over.
