@@ -30,6 +30,7 @@ class Pmi1StoreTest
     private final Map<String, String> kvs = new ConcurrentHashMap<>();
     private final AtomicInteger writes = new AtomicInteger();
     private volatile boolean answerBarrier = true;
+    private volatile long initDelayMillis;
     private Thread proxy;
 
     @AfterEach
@@ -98,6 +99,18 @@ class Pmi1StoreTest
         final Pmi1Store store = connect(0, 1);
         assertEquals(FiErrno.EINVAL, assertThrows(FabricException.class, () -> store.publish("a key", "v")).errno());
         assertEquals(FiErrno.EINVAL, assertThrows(FabricException.class, () -> store.publish("k", "a=b")).errno());
+    }
+
+    /**
+     * Hydra's proxy answers init only once it has started every rank of its node, which took over 5 s for
+     * 128 ranks a node on a busy machine: a rank waits for it (it gave up at 5 s).
+     */
+    @Test
+    void shouldWaitForAProxyThatAnswersInitOnlyOnceItStartedItsNodesRanks() throws Exception
+    {
+        initDelayMillis = 6_000;
+        final Pmi1Store store = connect(0, 2);
+        assertEquals("kvs_1_0_2_test", store.kvsName());
     }
 
     /** Many look-ups go out in one write and come back in order: one round trip to the proxy, not one per value. */
@@ -187,6 +200,7 @@ class Pmi1StoreTest
     {
         if (line.startsWith("cmd=init"))
         {
+            pause(initDelayMillis);
             return "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0";
         }
         if (line.startsWith("cmd=get_my_kvsname"))
@@ -208,5 +222,17 @@ class Pmi1StoreTest
             return v == null ? "cmd=get_result rc=-1 msg=key_not_found" : "cmd=get_result rc=0 msg=success value=" + v;
         }
         return "cmd=unknown rc=-1";
+    }
+
+    private static void pause(final long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 }
