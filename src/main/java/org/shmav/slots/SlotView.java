@@ -17,6 +17,9 @@ import org.shmav.shm.AvLayout;
  */
 public final class SlotView
 {
+    /** A view of no slots: every index is past it (a closed handle's, whose lookups fail on their checked path). */
+    public static final SlotView NONE = new SlotView();
+
     private final SlotTable table;
     private final ByteBuffer memory;
     private final AvLayout layout;
@@ -42,7 +45,20 @@ public final class SlotView
         this.slotLength = layout.slotLength();
     }
 
-    /** The slot table this view reads. */
+    private SlotView()
+    {
+        this.table = null;
+        this.memory = null;
+        this.layout = null;
+        this.capacity = 0;
+        this.maxAddrLen = 0;
+        this.address = 0;
+        this.firstCapacity = 0;
+        this.slotsOffset = 0;
+        this.slotLength = 0;
+    }
+
+    /** The slot table this view reads; null for {@link #NONE}. */
     public SlotTable table()
     {
         return table;
@@ -57,10 +73,10 @@ public final class SlotView
     /** {@link SlotTable#lookup}: slot {@code index} is below {@link #capacity()}. */
     public int lookup(final long index, final ByteBuffer dst)
     {
-        final int slot = index < firstCapacity ? (int)(slotsOffset + index * slotLength) : layout.slot(index);
+        final long slot = index < firstCapacity ? slotsOffset + index * slotLength : layout.slot(index);
         if (address == 0)
         {
-            return SlotReader.lookup(memory, slot, maxAddrLen, dst);
+            return SlotReader.lookup(memory, (int)slot, maxAddrLen, dst);
         }
         final int len = SlotReader.lookupAt(address + slot, maxAddrLen, dst);
         Reference.reachabilityFence(this); // this view holds the buffer that keeps the mapping
