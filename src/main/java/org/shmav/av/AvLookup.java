@@ -60,9 +60,12 @@ final class AvLookup
     {
         final SlotView v = regions.lookupView();
         final long index = codec.indexOf(fiAddr);
-        if (addr != null && index >= 0 && index < v.capacity())
+        if (index >= 0 && addr != null)
         {
-            final int len = v.lookup(index, addr);
+            // segment 0 by address (a loop's usual case: one bound, no other branch); then the other
+            // segments of a grown AV, and a view that reads through its buffer
+            final int len = index < v.firstByAddress() ? v.lookupFirst(index, addr)
+                : index < v.capacity() ? v.lookup(index, addr) : -1;
             if (len >= 0)
             {
                 return len;

@@ -31,6 +31,10 @@ public final class SlotView
     private final long firstCapacity;
     private final long slotsOffset;
     private final int slotLength;
+    /** Indexes below it are read by {@link #lookupFirst}: segment 0's when read by address, else 0. */
+    private final long firstByAddress;
+    /** The address of slot 0 (0 when read through the buffer). */
+    private final long firstSlot;
 
     SlotView(final SlotTable table, final ByteBuffer memory, final AvLayout layout)
     {
@@ -43,6 +47,8 @@ public final class SlotView
         this.firstCapacity = layout.firstCapacity();
         this.slotsOffset = layout.slotsOffset();
         this.slotLength = layout.slotLength();
+        this.firstByAddress = address == 0 ? 0 : firstCapacity;
+        this.firstSlot = address == 0 ? 0 : address + slotsOffset;
     }
 
     private SlotView()
@@ -56,6 +62,8 @@ public final class SlotView
         this.firstCapacity = 0;
         this.slotsOffset = 0;
         this.slotLength = 0;
+        this.firstByAddress = 0;
+        this.firstSlot = 0;
     }
 
     /** The slot table this view reads; null for {@link #NONE}. */
@@ -68,6 +76,26 @@ public final class SlotView
     public long capacity()
     {
         return capacity;
+    }
+
+    /**
+     * Indexes in [0, this) may be looked up by {@link #lookupFirst}: segment 0, read by address; 0 when
+     * the view reads through the buffer, or for {@link #NONE}.
+     */
+    public long firstByAddress()
+    {
+        return firstByAddress;
+    }
+
+    /**
+     * {@link #lookup} of an index below {@link #firstByAddress()}: the fewest loads a lookup can make (slot 0's
+     * address, the slot length, the address length), for a caller's loop.
+     */
+    public int lookupFirst(final long index, final ByteBuffer dst)
+    {
+        final int len = SlotReader.lookupAt(firstSlot + index * slotLength, maxAddrLen, dst);
+        Reference.reachabilityFence(this); // this view holds the buffer that keeps the mapping
+        return len;
     }
 
     /** {@link SlotTable#lookup}: slot {@code index} is below {@link #capacity()}. */
