@@ -28,8 +28,8 @@ final class GrowableRegion
     private final String name;
     private volatile Region region;
     private volatile SlotView lookupView;
-    /** Set, under this object's monitor, once lookups must take their checked path for good. */
-    private boolean lookupsStopped;
+    /** Set once lookups must take their checked path for good. */
+    private volatile boolean lookupsStopped;
 
     GrowableRegion(final Region region, final boolean privateAv, final String name)
     {
@@ -95,20 +95,28 @@ final class GrowableRegion
         return lookupView;
     }
 
-    /** At close, or once the file is found broken: every later lookup takes the checked path, which fails. */
-    synchronized void stopLookups()
+    /**
+     * At close, or once the file is found broken (by any thread, without waiting for a growth under way):
+     * every later lookup takes the checked path, which fails.
+     */
+    void stopLookups()
     {
         lookupsStopped = true;
         lookupView = SlotView.NONE;
     }
 
-    /** The one place the region changes: its lookup view with it, unless lookups were stopped. */
-    private synchronized Region replace(final Region r)
+    /**
+     * The one place the region changes, and its lookup view with it. A {@link #stopLookups} racing with it
+     * still wins: this writes the view before it reads the flag, and that sets the flag before it writes
+     * NONE, so one of the two writes NONE last.
+     */
+    private Region replace(final Region r)
     {
         region = r;
-        if (!lookupsStopped)
+        lookupView = r.table().view();
+        if (lookupsStopped)
         {
-            lookupView = r.table().view();
+            lookupView = SlotView.NONE;
         }
         return r;
     }
