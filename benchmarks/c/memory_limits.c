@@ -9,6 +9,13 @@
  *       lookup: load the state word (acquire), check VALID, read addrLen, copy 16 address bytes into
  *       a destination buffer, acquire fence, load the state word again and compare. P passes over all
  *       N slots (default 10), each timed as a whole; prints the median pass per lookup.
+ *       --handle: the same read behind what one shmav lookup call also does, as the JIT compiles it (every
+ *       field loaded again after the fences): the fi_addr loaded from an array; the handle's chain to its
+ *       lookup view (handle, lookups, regions, view: three dependent loads); the fi_addr decode (mask and
+ *       map base loaded, FI_ADDR_NOTAVAIL and sign checks); the view's bound, slot 0's address, slot and
+ *       address lengths; the destination buffer's fields (position, limit, read-only, address: checked);
+ *       the state word's predicate (VALID with references; PUBLISHING tested second). Says what those
+ *       loads and branches cost in C, beside the Java loop's figure.
  *   memory_limits bandwidth MB [--passes P]
  *       Streaming read of MB megabytes of anonymous memory by one core, P passes (default 5); prints
  *       the median pass in GB/s (10^9 bytes per second).
@@ -135,7 +142,41 @@ static void fill_address(unsigned char *a, long i)
     a[7] = (unsigned char)ip;
 }
 
-static int lookup(long n, int slot_bytes, long passes)
+/* What a shmav lookup call reads besides the slot (--handle), as objects in memory the fences make it reload. */
+struct view { uint64_t first_by_address, capacity, first_slot; int32_t slot_length, max_len; };
+struct regions { struct view *lookup_view; };
+struct codec { uint64_t mask, masked_base; };
+struct lookups { struct regions *regions; struct codec *codec; };
+struct handle { struct lookups *lookups; };
+struct buffer { uint64_t address; int32_t position, limit; int32_t read_only; };
+#define STATE_PUBLISHING 4
+
+/* One lookup as shmav's fast path does it (see --handle); the length, or -1. */
+static inline int lookup_handle(const struct handle *av, uint64_t fi_addr, const struct buffer *dst)
+{
+    const struct view *v = __atomic_load_n(&av->lookups->regions->lookup_view, __ATOMIC_ACQUIRE);
+    const struct codec *c = av->lookups->codec;
+    if (fi_addr == UINT64_MAX) return -1;
+    const int64_t index = (int64_t)(((fi_addr & c->mask) - c->masked_base) & c->mask);
+    if (index < 0 || (uint64_t)index >= v->first_by_address) return -1;
+    const unsigned char *s = (const unsigned char *)(uintptr_t)(v->first_slot + (uint64_t)index * (uint64_t)v->slot_length);
+    const int max_len = v->max_len;
+    const int at = dst->position;
+    const uint64_t to = max_len >= 16 && dst->limit - at >= 16 && !dst->read_only && dst->address ? dst->address + (uint64_t)at : 0;
+    const uint64_t before = __atomic_load_n((const uint64_t *)s, __ATOMIC_ACQUIRE);
+    if ((before & STATE_MASK) == STATE_VALID ? (before >> 4 & 0xFFFFFFFFu) == 0 : (before & STATE_MASK) != STATE_PUBLISHING)
+        return -1;
+    const uint32_t len = *(const uint32_t *)(s + 24);
+    if (len != ADDR_BYTES || !to) return -1;
+    uint64_t w[2];
+    memcpy(w, s + 32, sizeof w);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED) != before) return -1;
+    memcpy((void *)(uintptr_t)to, w, sizeof w);
+    return (int)len;
+}
+
+static int lookup(long n, int slot_bytes, long passes, int handle)
 {
     if (slot_bytes != 64 && slot_bytes != 32) { fprintf(stderr, "SLOT_BYTES must be 64 or 32\n"); return 2; }
     const size_t len_offset = slot_bytes == 64 ? 24 : 8;
@@ -149,6 +190,26 @@ static int lookup(long n, int slot_bytes, long passes)
         __atomic_store_n((uint64_t *)s, ((uint64_t)1 << 4) | STATE_VALID, __ATOMIC_RELEASE);
     }
     unsigned char dst[ADDR_BYTES];
+    /* --handle: the handle's objects, and fi_addr values in an array as a Java caller has them */
+    static struct view view;
+    static struct regions regions = { &view };
+    static struct codec codec = { UINT64_MAX, 0 };
+    static struct lookups lookups = { &regions, &codec };
+    static struct handle av = { &lookups };
+    static struct buffer out;
+    uint64_t *fi_addrs = handle ? malloc((size_t)n * sizeof *fi_addrs) : NULL;
+    if (handle) {
+        if (slot_bytes != 64) { fprintf(stderr, "--handle reads 64-byte slots\n"); return 2; }
+        view = (struct view){ (uint64_t)n, (uint64_t)n, (uint64_t)(uintptr_t)slots, slot_bytes, ADDR_BYTES };
+        out = (struct buffer){ (uint64_t)(uintptr_t)dst, 0, ADDR_BYTES, 0 };
+        for (long i = 0; i < n; i++) fi_addrs[i] = (uint64_t)i;
+    }
+    /* The handle as the compiler cannot see through it (a Java loop gets it as a value too): its first hop
+     * is a load, as the JIT's is, not folded into the static's address. */
+    const struct handle *handle_of = &av;
+    __asm__ __volatile__("" : "+r"(handle_of));
+    const struct buffer *out_of = &out;
+    __asm__ __volatile__("" : "+r"(out_of));
     double *per_pass = calloc((size_t)passes, sizeof *per_pass);
     double *cpu_per_pass = calloc((size_t)passes, sizeof *cpu_per_pass);
     uint64_t copied = 0, failed = 0;
@@ -158,6 +219,13 @@ static int lookup(long n, int slot_bytes, long passes)
         for (long k = 0; k < n; k++) {
             const long i = next;
             next = i + 1 == n ? 0 : i + 1;
+            if (handle) {
+                const int got = lookup_handle(handle_of, fi_addrs[i], out_of);
+                if (got < 0) { failed++; continue; }
+                KEEP(dst);
+                copied += (uint64_t)got;
+                continue;
+            }
             const unsigned char *s = slots + (size_t)i * (size_t)slot_bytes;
             const uint64_t before = __atomic_load_n((const uint64_t *)s, __ATOMIC_ACQUIRE);
             if ((before & STATE_MASK) != STATE_VALID || (before >> 4 & 0xFFFFFFFFu) == 0) { failed++; continue; }
@@ -174,8 +242,8 @@ static int lookup(long n, int slot_bytes, long passes)
     }
     sink = copied + dst[0];
     if (failed) { fprintf(stderr, "%lu reads failed their check\n", (unsigned long)failed); return 1; }
-    printf("# %ld slots of %d bytes in /dev/shm, %ld passes in fi_addr order; %lu bytes copied\n", n, slot_bytes,
-        passes, (unsigned long)copied);
+    printf("# %ld slots of %d bytes in /dev/shm, %ld passes in fi_addr order%s; %lu bytes copied\n", n, slot_bytes,
+        passes, handle ? ", with a shmav lookup call's other loads and checks (--handle)" : "", (unsigned long)copied);
     printf("result lookup_%d %.2f ns/op\n", slot_bytes, median(per_pass, (size_t)passes));
     /* CPU time, for a shared host where elapsed time is mostly other processes' (not a result line: the
      * page's rows use elapsed time); LookupCpu prints shmav's in the same form. */
@@ -184,6 +252,7 @@ static int lookup(long n, int slot_bytes, long passes)
     printf("# lookup_%d CPU time: lowest pass %.2f ns/op, median %.2f\n", slot_bytes, lowest,
         median(cpu_per_pass, (size_t)passes));
     free(cpu_per_pass);
+    free(fi_addrs);
     munmap(slots, (size_t)n * (size_t)slot_bytes);
     return 0;
 }
@@ -426,7 +495,7 @@ static int insert_shmav(long megabytes, long n, long work, long passes, int fres
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] | bandwidth MB [--passes P] | latency MB [--loads L] | "
+        fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] [--handle] | bandwidth MB [--passes P] | latency MB [--loads L] | "
             "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh] [--exclusive]\n",
             argv[0]);
         return 2;
@@ -437,7 +506,7 @@ int main(int argc, char **argv)
     const long least = strcmp(mode, "insert") ? 1 : 0; /* insert 0: no hash at all */
     if (size < least || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
     long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0, inserts = 1000000;
-    int fresh = 0, exclusive = 0;
+    int fresh = 0, exclusive = 0, handle = 0;
     for (int a = first_option; a < argc; a++) {
         if (!strcmp(argv[a], "--passes") && a + 1 < argc) passes = atol(argv[++a]);
         else if (!strcmp(argv[a], "--loads") && a + 1 < argc) loads = atol(argv[++a]);
@@ -445,13 +514,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--inserts") && a + 1 < argc) inserts = atol(argv[++a]);
         else if (!strcmp(argv[a], "--fresh")) fresh = 1;
         else if (!strcmp(argv[a], "--exclusive")) exclusive = 1;
+        else if (!strcmp(argv[a], "--handle") && !strcmp(mode, "lookup")) handle = 1;
         else { fprintf(stderr, "unknown option %s\n", argv[a]); return 2; }
     }
     if (passes <= 0 || loads <= 0 || work < 0 || inserts <= 0) {
         fprintf(stderr, "--passes, --loads and --inserts must be positive, --work at least 0\n");
         return 2;
     }
-    if (!strcmp(mode, "lookup")) return lookup(size, atoi(argv[3]), passes);
+    if (!strcmp(mode, "lookup")) return lookup(size, atoi(argv[3]), passes, handle);
     if (!strcmp(mode, "bandwidth")) return bandwidth(size, passes);
     if (!strcmp(mode, "latency")) return latency(size, loads);
     if (!strcmp(mode, "insert")) return insert(size, work, passes);

@@ -1086,6 +1086,30 @@ abstract class AddressVectorContractTest
         }
     }
 
+    /**
+     * A lookup's fast path has no closed check of its own (the handle's lookup view becomes empty at close):
+     * lookups compiled into a loop before the close must fail after it all the same.
+     */
+    @Test
+    void shouldRejectLookupsInALoopOnceTheAvIsClosed()
+    {
+        try (Domain d = openDomain())
+        {
+            final AddressVector av = openAv(d, table(16));
+            final long a = insertOne(av, A);
+            final ByteBuffer dst = ByteBuffer.allocateDirect(16);
+            long copied = 0;
+            for (int i = 0; i < 50_000; i++)
+            {
+                copied += av.lookup(a, dst);
+            }
+            assertEquals(50_000L * 16, copied);
+            av.close();
+            final FabricException e = assertErrno(FiErrno.EINVAL, () -> av.lookup(a, dst));
+            assertTrue(e.getMessage().contains("AV is closed"), e.getMessage());
+        }
+    }
+
     @Test
     void shouldRejectCallsOnAClosedAv()
     {

@@ -52,6 +52,33 @@ class PrivateAvContractTest extends AddressVectorContractTest
         }
     }
 
+    /**
+     * A growth copies the entries into a new region; lookups must read the new one from then on (the
+     * handle's lookup view is replaced with the region), or a removal after the growth would not be seen.
+     */
+    @Test
+    void shouldSeeARemovalAfterAGrowth()
+    {
+        final int count = 4;
+        final ByteBuffer[] addrs = distinctIn4(count + 1);
+        try (Domain d = Domain.open(DomainAttr.builder().build());
+             AddressVector av = openAv(d, AvAttr.builder().type(AvType.TABLE).count(count)))
+        {
+            final long[] one = new long[1];
+            for (int i = 0; i < count; i++)
+            {
+                assertEquals(1, av.insert(addrs[i].duplicate(), 1, one, 0, null));
+            }
+            final ByteBuffer dst = ByteBuffer.allocateDirect(16);
+            assertEquals(16, av.lookup(2, dst), "looked up in the first region");
+            assertEquals(1, av.insert(addrs[count].duplicate(), 1, one, 0, null));
+            assertEquals(count, one[0], "the AV grew");
+            av.remove(new long[] {2}, 1, 0);
+            assertErrno(FiErrno.EINVAL, () -> av.lookup(2, dst));
+            assertEquals(16, av.lookup(count, dst));
+        }
+    }
+
     @Test
     void shouldGrowPastCountWithinOneBatch()
     {

@@ -34,7 +34,18 @@ final class Fixture
     /** With an auth-key section of {@code authKeys} keys of {@code authKeySize} bytes. */
     Fixture(final long capacity, final int authKeySize, final int authKeys)
     {
-        final AvLayout layout = AvLayout.compute(AddrFormat.SOCKADDR_IN6, AvType.TABLE, capacity, 4, authKeySize, authKeys);
+        this(AddrFormat.SOCKADDR_IN6, capacity, authKeySize, authKeys);
+    }
+
+    /** Slots for addresses of {@code format} (SOCKADDR_IN: 16 bytes, a lookup's two-word copy). */
+    Fixture(final AddrFormat format, final long capacity)
+    {
+        this(format, capacity, 0, 0);
+    }
+
+    private Fixture(final AddrFormat format, final long capacity, final int authKeySize, final int authKeys)
+    {
+        final AvLayout layout = AvLayout.compute(format, AvType.TABLE, capacity, 4, authKeySize, authKeys);
         // Direct memory, as a private AV's and a mapping are, so that Memory takes the path production
         // takes (by address on Java 17-22). jcstress keeps thousands of states alive: scripts/jcstress
         // raises the forked JVMs' direct-memory limit.
@@ -233,11 +244,17 @@ final class Fixture
     /** 0: no entry (-1); k: {@code dst} equals {@code known[k-1]}; 9: anything else (a torn or foreign address). */
     static int classify(final int length, final ByteBuffer dst, final ByteBuffer... known)
     {
+        return classify(length, LEN, dst, known);
+    }
+
+    /** {@link #classify(int, ByteBuffer, ByteBuffer...)} of addresses of {@code len} bytes. */
+    static int classify(final int length, final int len, final ByteBuffer dst, final ByteBuffer... known)
+    {
         if (length < 0)
         {
             return 0;
         }
-        if (length != LEN)
+        if (length != len)
         {
             return 9;
         }

@@ -10,13 +10,14 @@ import org.shmav.Domain;
 
 /**
  * {@link LookupBench#lookupLoop} in the thread's CPU time, for a host too busy for elapsed time: passes
- * of 1M lookups in fi_addr order over a full shared AV of 1M entries, one Java loop each, as
- * {@code memory_limits lookup 1000000 64} does in C (which prints its CPU time beside):
+ * of 1M lookups in fi_addr order (wrapping) over a full shared AV of ENTRIES entries (default 1M), one
+ * Java loop each, as {@code memory_limits lookup ENTRIES 64} does in C (which prints its CPU time beside):
  *
  * <pre>
- *   java ... org.shmav.bench.LookupCpu PASSES
+ *   java ... org.shmav.bench.LookupCpu PASSES [ENTRIES]
  * </pre>
- * Prints the lowest and the median pass in ns per lookup.
+ * Prints the lowest and the median pass in ns per lookup. A small AV (slots in the cache) shows the
+ * instructions per lookup alone; 1M entries (64 MB of slots) adds the memory's pace.
  */
 public final class LookupCpu
 {
@@ -30,14 +31,15 @@ public final class LookupCpu
     public static void main(final String[] args)
     {
         final int passes = Integer.parseInt(args[0]);
+        final int entries = args.length > 1 ? Integer.parseInt(args[1]) : N;
         final String name = BenchAvs.uniqueName("lookup-cpu");
         try (Domain domain = BenchAvs.domain())
         {
-            final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, N);
+            final AddressVector av = BenchAvs.open(domain, BenchAvs.SHARED, name, entries);
             try
             {
-                final long[] fiAddr = new long[N];
-                if (av.insert(BenchAddresses.direct(0, N), N, fiAddr, 0, null) != N)
+                final long[] fiAddr = new long[entries];
+                if (av.insert(BenchAddresses.direct(0, entries), entries, fiAddr, 0, null) != entries)
                 {
                     throw new IllegalStateException("could not fill the AV");
                 }
@@ -53,6 +55,7 @@ public final class LookupCpu
                 }
                 final double[] sorted = cpu.clone();
                 Arrays.sort(sorted);
+                System.out.printf("%d entries: ", entries);
                 System.out.printf("lookup loop CPU time: lowest pass %.2f ns/op, median %.2f%n", sorted[0],
                     sorted[passes / 2]);
             }
@@ -63,14 +66,16 @@ public final class LookupCpu
         }
     }
 
-    /** CPU ns per lookup of one pass over every fi_addr, in order. */
+    /** CPU ns per lookup of one pass of 1M lookups in fi_addr order, wrapping. */
     private static double pass(final AddressVector av, final long[] fiAddr, final ByteBuffer out)
     {
         long copied = 0;
+        int i = 0;
         final long t0 = THREADS.getCurrentThreadCpuTime();
         for (int k = 0; k < N; k++)
         {
-            copied += av.lookup(fiAddr[k], out);
+            copied += av.lookup(fiAddr[i], out);
+            i = i + 1 == fiAddr.length ? 0 : i + 1;
         }
         final double ns = (THREADS.getCurrentThreadCpuTime() - t0) / (double)N;
         if (copied != (long)N * BenchAddresses.ADDRLEN)

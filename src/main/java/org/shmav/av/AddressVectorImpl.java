@@ -89,7 +89,7 @@ public final class AddressVectorImpl implements AddressVector
         this.authKeys = new AvAuthKeys(this, regions, writeLock);
         this.inserter = new AvInserter(this, shape, regions, codec, authKeys, writeLock);
         this.services = new ServiceAddresses(this, shape);
-        this.lookups = new AvLookup(this, shape, regions, codec);
+        this.lookups = new AvLookup(this, shape, regions, codec, faults);
         this.updates = new AvEntryUpdates(this, regions, authKeys, writeLock);
         this.lifecycle = new AvLifecycle(this, regions, writeLock, faults, readOnly, attr.name());
     }
@@ -246,8 +246,7 @@ public final class AddressVectorImpl implements AddressVector
     {
         try
         {
-            faults.checkHealthy();
-            return lookups.lookup(fiAddr, addr);
+            return lookups.lookup(fiAddr, addr); // its checked path checks the file's health
         }
         catch (final InternalError | FabricException e)
         {

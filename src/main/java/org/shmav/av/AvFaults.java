@@ -118,6 +118,7 @@ final class AvFaults
             return (FabricException)e;
         }
         broken = found;
+        regions.stopLookups(); // lookups check broken on their checked path only
         return copyOf(found);
     }
 }

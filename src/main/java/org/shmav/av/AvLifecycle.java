@@ -101,6 +101,7 @@ final class AvLifecycle
                     " endpoint(s) or AV set(s) still reference the AV: close them first");
             }
             closed = true;
+            regions.stopLookups(); // lookups check closed on their checked path only
             LeftoverJanitor.unregister(av);
             if (eq != null)
             {

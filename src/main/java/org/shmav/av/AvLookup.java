@@ -33,10 +33,10 @@ final class AvLookup
     private final boolean varying;
     private final GrowableRegion regions;
     private final FiAddrCodec codec;
-    /** The view of the region last looked up in: a plain field (views are immutable); see {@link SlotView}. */
-    private SlotView view;
+    private final AvFaults faults;
 
-    AvLookup(final AddressVectorImpl av, final AddrShape shape, final GrowableRegion regions, final FiAddrCodec codec)
+    AvLookup(final AddressVectorImpl av, final AddrShape shape, final GrowableRegion regions, final FiAddrCodec codec,
+        final AvFaults faults)
     {
         this.av = av;
         this.format = shape.format();
@@ -44,49 +44,61 @@ final class AvLookup
         this.varying = shape.varying();
         this.regions = regions;
         this.codec = codec;
-        this.view = regions.current().table().view();
+        this.faults = faults;
     }
 
-    /** {@code fi_av_lookup}: copies the address into {@code addr}; returns its length. */
+    /**
+     * {@code fi_av_lookup}: copies the address into {@code addr}; returns its length.
+     *
+     * <p>The fast path reads the handle's lookup view and the slot, nothing else: the view is
+     * {@link SlotView#NONE} once the handle is closed or its file found broken ({@link GrowableRegion#stopLookups}),
+     * so the bound check that every index needs also sends those lookups to {@link #lookupChecked}, which
+     * checks in the order the call always did. Each load here costs: the JIT loads every field again after each
+     * fence of the slot's seqlock read, in every lookup of a loop.
+     */
     int lookup(final long fiAddr, final ByteBuffer addr)
     {
+        final SlotView v = regions.lookupView();
+        final long index = codec.indexOf(fiAddr);
+        if (index >= 0 && addr != null)
+        {
+            // segment 0 by address (a loop's usual case: one bound, no other branch); then the other
+            // segments of a grown AV, and a view that reads through its buffer
+            final int len = index < v.firstByAddress() ? v.lookupFirst(index, addr)
+                : index < v.capacity() ? v.lookup(index, addr) : -1;
+            if (len >= 0)
+            {
+                return len;
+            }
+        }
+        return lookupChecked(fiAddr, addr);
+    }
+
+    // The checked path of lookup, out of line: the fast path stays small enough to inline into its caller's loop.
+
+    /**
+     * A lookup that missed the fast path: a broken file, a closed handle, a null buffer, an fi_addr past this
+     * view (the AV may have grown) or not an entry, in that order; the slot is read again.
+     */
+    private int lookupChecked(final long fiAddr, final ByteBuffer addr)
+    {
+        faults.checkHealthy();
         if (av.isClosed() || addr == null)
         {
-            throw refused(addr);
-        }
-        SlotView v = view;
-        final SlotTable current = regions.current().table();
-        if (v.table() != current)
-        {
-            v = current.view();
-            view = v;
+            throw invalid(av.isClosed() ? "AV is closed" : "addr is null");
         }
         final long index = codec.indexOf(fiAddr);
-        final int len = index >= 0 && index < v.capacity() ? v.lookup(index, addr) : lookupPastView(index, addr);
+        SlotView v = regions.current().table().view();
+        if (index >= v.capacity())
+        {
+            v = regions.follow().table().view();
+        }
+        final int len = index >= 0 && index < v.capacity() ? v.lookup(index, addr) : -1;
         if (len < 0)
         {
-            throw unset(fiAddr);
+            throw invalid("fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
         }
         return len;
-    }
-
-    // The cold paths of lookup, out of line: small enough, the lookup is inlined into its caller's loop.
-
-    /** An index past this view: the AV may have grown (the one branch a lookup adds), else -1. */
-    private int lookupPastView(final long index, final ByteBuffer addr)
-    {
-        final SlotView v = regions.follow().table().view();
-        return index >= 0 && index < v.capacity() ? v.lookup(index, addr) : -1;
-    }
-
-    private FabricException refused(final ByteBuffer addr)
-    {
-        return invalid(av.isClosed() ? "AV is closed" : "addr is null");
-    }
-
-    private static FabricException unset(final long fiAddr)
-    {
-        return invalid("fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
     }
 
     /** The address {@code fiAddr} names, as text. */

@@ -20,6 +20,8 @@ final class FiAddrCodec
     private final AvType type;
     private final long mapBase;
     private final long addrMask;
+    /** What {@link #indexOf} subtracts: the masked map base of a MAP AV, 0 for TABLE (no branch on the type). */
+    private final long maskedBase;
 
     /**
      * @param groupBits true when the domain has groups ({@code maxGroupId > 0}); they are masked off a TABLE
@@ -35,6 +37,7 @@ final class FiAddrCodec
             mask &= 0xFFFF_FFFFL; // fi_group_addr puts the group in bits 32..63
         }
         this.addrMask = mask;
+        this.maskedBase = type == AvType.MAP ? mapBase & mask : 0;
     }
 
     /** The fi_addr of slot {@code index}. */
@@ -53,8 +56,7 @@ final class FiAddrCodec
         {
             return -1;
         }
-        final long a = fiAddr & addrMask;
-        final long index = type == AvType.MAP ? (a - (mapBase & addrMask)) & addrMask : a;
+        final long index = ((fiAddr & addrMask) - maskedBase) & addrMask; // a TABLE index: fiAddr & addrMask
         return index >= 0 ? index : -1;
     }
 

@@ -7,6 +7,7 @@ import org.shmav.FiErrno;
 import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvLayout;
 import org.shmav.slots.Region;
+import org.shmav.slots.SlotView;
 import org.shmav.slots.Writer;
 
 /**
@@ -16,16 +17,24 @@ import org.shmav.slots.Writer;
  * {@link #follow} with the view of segments other processes added. Readers take {@link #current()}
  * without a lock (a volatile read), and {@link #follow} only when they meet an index or an answer
  * beyond it; only a thread holding the handle's write lock may grow it.
+ *
+ * <p>Beside the region it keeps the lookups' view of it ({@link #lookupView}), replaced with the region and
+ * by {@link SlotView#NONE} for good once the handle closes or finds its file broken: a lookup then needs
+ * no check of its own on its fast path (see {@link AvLookup#lookup}).
  */
 final class GrowableRegion
 {
     private final boolean privateAv;
     private final String name;
     private volatile Region region;
+    private volatile SlotView lookupView;
+    /** Set once lookups must take their checked path for good. */
+    private volatile boolean lookupsStopped;
 
     GrowableRegion(final Region region, final boolean privateAv, final String name)
     {
         this.region = region;
+        this.lookupView = region.table().view();
         this.privateAv = privateAv;
         this.name = name;
     }
@@ -78,6 +87,41 @@ final class GrowableRegion
     }
 
     /**
+     * The view of {@link #current()} for lookups, or {@link SlotView#NONE} (no slots) once {@link #stopLookups}
+     * ran; a view's slots are read without further checks, as the handle was open when it was taken.
+     */
+    SlotView lookupView()
+    {
+        return lookupView;
+    }
+
+    /**
+     * At close, or once the file is found broken (by any thread, without waiting for a growth under way):
+     * every later lookup takes the checked path, which fails.
+     */
+    void stopLookups()
+    {
+        lookupsStopped = true;
+        lookupView = SlotView.NONE;
+    }
+
+    /**
+     * The one place the region changes, and its lookup view with it. A {@link #stopLookups} racing with it
+     * still wins: this writes the view before it reads the flag, and that sets the flag before it writes
+     * NONE, so one of the two writes NONE last.
+     */
+    private Region replace(final Region r)
+    {
+        region = r;
+        lookupView = r.table().view();
+        if (lookupsStopped)
+        {
+            lookupView = SlotView.NONE;
+        }
+        return r;
+    }
+
+    /**
      * The current view, after mapping the segments other processes published since it was taken (a
      * named AV that grew); the same region when nothing changed. Cheap when nothing did: one read of
      * the header's segment count.
@@ -90,9 +134,7 @@ final class GrowableRegion
 
     private synchronized Region followSlowly()
     {
-        final Region r = region.follow(name);
-        region = r;
-        return r;
+        return replace(region.follow(name));
     }
 
     /**
@@ -102,9 +144,7 @@ final class GrowableRegion
      */
     synchronized Region growShared()
     {
-        final Region r = region.grow(name);
-        region = r;
-        return r;
+        return replace(region.grow(name));
     }
 
     /** True for a private AV, which grows instead of reporting FI_ENOSPC. */
@@ -121,6 +161,6 @@ final class GrowableRegion
         {
             throw new FabricException(FiErrno.ENOMEM, "private AV cannot grow past " + region.layout().capacity());
         }
-        region = grown;
+        replace(grown);
     }
 }

@@ -87,10 +87,12 @@ final class SlotReader
     static int lookupAt(final long slot, final int maxLen, final ByteBuffer dst)
     {
         // Where a 16-byte address goes, found before the first fence (after a fence the JIT loads every
-        // field again: about 1 ns of 7 per lookup): a writable direct buffer with room for it, else 0
-        // (the general copy below).
-        final long dstAddress = dst.remaining() >= 2 * Long.BYTES && !dst.isReadOnly() ? AddressReads.addressOf(dst) : 0;
-        final long to = dstAddress == 0 ? 0 : dstAddress + dst.position();
+        // field again): a writable direct buffer with room for it, when the slots hold 16 bytes, else 0 (the
+        // general copy below). The position is read once: each value kept costs a register in a caller's loop.
+        final int at = dst.position();
+        final long dstAddress = maxLen >= 2 * Long.BYTES && dst.limit() - at >= 2 * Long.BYTES && !dst.isReadOnly()
+            ? AddressReads.addressOf(dst) : 0;
+        final long to = dstAddress == 0 ? 0 : dstAddress + at;
         while (true)
         {
             final long before = AddressReads.getLongAcquire(slot + STATE_OFFSET);
@@ -99,17 +101,14 @@ final class SlotReader
                 return -1;
             }
             final int len = AddressReads.getInt(slot + ADDR_LEN_OFFSET);
-            if (len <= 0 || len > maxLen)
-            {
-                return -1;
-            }
-            if (len == 2 * Long.BYTES && to != 0)
+            if (len == 2 * Long.BYTES && to != 0) // in (0, maxLen]: to is 0 unless maxLen >= 16
             {
                 // Both words into registers, checked, then stored: dst gets only a copy the seqlock vouches for.
                 final long w0 = AddressReads.getLong(slot + ADDR_OFFSET);
                 final long w1 = AddressReads.getLong(slot + ADDR_OFFSET + Long.BYTES);
                 AddressReads.loadFence();
-                if (sameEntry(before, AddressReads.getLong(slot + STATE_OFFSET)))
+                final long after = AddressReads.getLong(slot + STATE_OFFSET);
+                if (after == before || sameEntry(before, after)) // the same word: one compare, the usual case
                 {
                     AddressReads.putLong(to, w0);
                     AddressReads.putLong(to + Long.BYTES, w1);
@@ -117,6 +116,10 @@ final class SlotReader
                     return len;
                 }
                 continue;
+            }
+            if (len <= 0 || len > maxLen)
+            {
+                return -1;
             }
             AddressReads.copyOut(slot + ADDR_OFFSET, dst, Math.min(len, dst.remaining()));
             AddressReads.loadFence(); // the copy above is complete before the state is read again

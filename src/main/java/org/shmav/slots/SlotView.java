@@ -17,6 +17,9 @@ import org.shmav.shm.AvLayout;
  */
 public final class SlotView
 {
+    /** A view of no slots: every index is past it (a closed handle's, whose lookups fail on their checked path). */
+    public static final SlotView NONE = new SlotView();
+
     private final SlotTable table;
     private final ByteBuffer memory;
     private final AvLayout layout;
@@ -28,6 +31,10 @@ public final class SlotView
     private final long firstCapacity;
     private final long slotsOffset;
     private final int slotLength;
+    /** Indexes below it are read by {@link #lookupFirst}: segment 0's when read by address, else 0. */
+    private final long firstByAddress;
+    /** The address of slot 0 (0 when read through the buffer). */
+    private final long firstSlot;
 
     SlotView(final SlotTable table, final ByteBuffer memory, final AvLayout layout)
     {
@@ -40,9 +47,26 @@ public final class SlotView
         this.firstCapacity = layout.firstCapacity();
         this.slotsOffset = layout.slotsOffset();
         this.slotLength = layout.slotLength();
+        this.firstByAddress = address == 0 ? 0 : firstCapacity;
+        this.firstSlot = address == 0 ? 0 : address + slotsOffset;
     }
 
-    /** The slot table this view reads. */
+    private SlotView()
+    {
+        this.table = null;
+        this.memory = null;
+        this.layout = null;
+        this.capacity = 0;
+        this.maxAddrLen = 0;
+        this.address = 0;
+        this.firstCapacity = 0;
+        this.slotsOffset = 0;
+        this.slotLength = 0;
+        this.firstByAddress = 0;
+        this.firstSlot = 0;
+    }
+
+    /** The slot table this view reads; null for {@link #NONE}. */
     public SlotTable table()
     {
         return table;
@@ -54,13 +78,33 @@ public final class SlotView
         return capacity;
     }
 
+    /**
+     * Indexes in [0, this) may be looked up by {@link #lookupFirst}: segment 0, read by address; 0 when
+     * the view reads through the buffer, or for {@link #NONE}.
+     */
+    public long firstByAddress()
+    {
+        return firstByAddress;
+    }
+
+    /**
+     * {@link #lookup} of an index below {@link #firstByAddress()}: the fewest loads a lookup can make (slot 0's
+     * address, the slot length, the address length), for a caller's loop.
+     */
+    public int lookupFirst(final long index, final ByteBuffer dst)
+    {
+        final int len = SlotReader.lookupAt(firstSlot + index * slotLength, maxAddrLen, dst);
+        Reference.reachabilityFence(this); // this view holds the buffer that keeps the mapping
+        return len;
+    }
+
     /** {@link SlotTable#lookup}: slot {@code index} is below {@link #capacity()}. */
     public int lookup(final long index, final ByteBuffer dst)
     {
-        final int slot = index < firstCapacity ? (int)(slotsOffset + index * slotLength) : layout.slot(index);
+        final long slot = index < firstCapacity ? slotsOffset + index * slotLength : layout.slot(index);
         if (address == 0)
         {
-            return SlotReader.lookup(memory, slot, maxAddrLen, dst);
+            return SlotReader.lookup(memory, (int)slot, maxAddrLen, dst);
         }
         final int len = SlotReader.lookupAt(address + slot, maxAddrLen, dst);
         Reference.reachabilityFence(this); // this view holds the buffer that keeps the mapping
