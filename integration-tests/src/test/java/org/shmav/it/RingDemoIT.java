@@ -21,11 +21,11 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** The README's first command, {@code scripts/avrun -n 4 --demo ring}, run for real. */
-@ResourceLock(value = "cpu-bound storm", mode = ResourceAccessMode.READ_WRITE) // saturates the CPUs: never beside another storm
+@Isolated("its spinning threads take every CPU left over for as long as it runs: beside another class it runs longer and"
+    + " slows that class several times over (the console blocks of ShownOutputIT took 200 s beside it, 50 s alone)")
 class RingDemoIT
 {
     private static final int RUNS_DEFAULT = 20;
