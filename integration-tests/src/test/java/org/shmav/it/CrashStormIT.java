@@ -49,7 +49,7 @@ import org.shmav.slots.SlotTable;
 
 /**
  * Crash storm: writer JVMs insert and remove at full speed in one named AV and are killed with
- * SIGKILL at random moments, {@code shmav.storm.kills} times in all (default 300; e.g.
+ * SIGKILL at random moments, {@code shmav.storm.kills} times in all (default 150; e.g.
  * {@code -Dshmav.storm.kills=2000} for the long run), while a reader JVM checks every address it
  * looks up. Half of the kills are recovered at once by this JVM ({@code av.recover()}), the other
  * half by the writers themselves (on open, or when an insert meets a dead owner). Afterwards: nothing
@@ -79,10 +79,10 @@ class CrashStormIT
     }
 
     @Test
-    @Timeout(value = 20, unit = TimeUnit.MINUTES) // 300 writer JVM starts: 2-8 min on a loaded 2-core machine
+    @Timeout(value = 20, unit = TimeUnit.MINUTES) // 150 writer JVM starts: 1-4 min on a loaded 2-core machine
     void shouldLoseNothingWhenWritersAreKilledAtRandomMoments() throws Exception
     {
-        final int kills = Integer.getInteger("shmav.storm.kills", 300);
+        final int kills = Integer.getInteger("shmav.storm.kills", 150);
         final int lanes = Integer.getInteger("shmav.storm.lanes", 2);
         final long seed = Long.getLong("shmav.storm.seed", System.nanoTime());
         final int maxLife = Integer.getInteger("shmav.storm.maxLifeMillis", 300);

@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 
 /**
  * A class-data sharing archive (AppCDS) of the test classpath, made once per test JVM, so that the helper JVMs
- * {@link ChildJvm#start} runs (a storm's 300 writers, readers, lock holders) start on classes already parsed
+ * {@link ChildJvm#start} runs (a storm's 150 writers, readers, lock holders) start on classes already parsed
  * and verified: about a third less CPU each. Only for the test's own helpers, never for the product's commands
  * under test (scripts, avrun's ranks), whose JVM flags are part of what is tested.
  *
