@@ -179,6 +179,42 @@ public final class JobFile implements AutoCloseable
         setState(FILL_FAILED);
     }
 
+    /** How the fill of the job's AV stands for a participant waiting for it ({@link #fill()}). */
+    public enum Fill
+    {
+        /** Local rank 0 runs and has not finished filling. */
+        PENDING,
+        /** The AV holds every rank of the job. */
+        FILLED,
+        /** Local rank 0 could not fill it. */
+        FAILED,
+        /** Local rank 0 left or died without marking it filled or failed. */
+        LEADER_GONE
+    }
+
+    /**
+     * The fill as a participant waiting for it sees it now. Reads whether participant 0 still runs
+     * before the state: participant 0 marks the AV filled and then may leave at once, so a state read
+     * after seeing it gone is final. Read the other way round, a leader that filled and left between the
+     * two reads would look as if it had died before it filled.
+     */
+    public Fill fill() throws IOException
+    {
+        final boolean leaderRuns = running(0);
+        final ByteBuffer s = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        readFully(channel, s, STATE_OFFSET);
+        final int state = s.getInt(0);
+        if (state == AV_FILLED)
+        {
+            return Fill.FILLED;
+        }
+        if (state == FILL_FAILED)
+        {
+            return Fill.FAILED;
+        }
+        return leaderRuns ? Fill.PENDING : Fill.LEADER_GONE;
+    }
+
     /** Whether participant {@code r} holds its place (its process runs and has not left). */
     public boolean running(final int r) throws IOException
     {

@@ -363,26 +363,25 @@ public final class NodeJob implements AutoCloseable
     {
         while (true)
         {
-            final int state;
-            final boolean leaderRuns;
+            final JobFile.Fill fill;
             try
             {
-                state = jobFile.read().state();
-                leaderRuns = jobFile.running(0);
+                fill = jobFile.fill();
             }
             catch (final IOException e)
             {
                 throw new FabricException("shmav_rank_await_all", FiErrno.EIO, "cannot read " + JobFiles.file(job) + ": " + e, e);
             }
-            if (state == JobFile.AV_FILLED)
+            if (fill == JobFile.Fill.FILLED)
             {
                 return;
             }
-            if (state == JobFile.FILL_FAILED || !leaderRuns)
+            if (fill != JobFile.Fill.PENDING)
             {
-                throw new FabricException("shmav_rank_await_all", state == JobFile.FILL_FAILED ? FiErrno.ECANCELED :
-                    FiErrno.EIO, "rank " + job.rank() + ": local rank 0 of this node " + (state == JobFile.FILL_FAILED ?
-                    "could not fill" : "died before it filled") + " AV '" + job.avName() + "' in " + job.directory() +
+                final boolean failed = fill == JobFile.Fill.FAILED;
+                throw new FabricException("shmav_rank_await_all", failed ? FiErrno.ECANCELED : FiErrno.EIO, "rank " +
+                    job.rank() + ": local rank 0 of this node " + (failed ? "could not fill" : "died before it filled") +
+                    " AV '" + job.avName() + "' in " + job.directory() +
                     " (see its error); the AV is never marked complete, so no rank uses it");
             }
             if (System.nanoTime() - deadlineNanos > 0)

@@ -6,11 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -146,5 +150,77 @@ class JobFileTest
             assertTrue(Files.exists(JobFile.path(dir, "job7")), "the newer job's file stays");
             assertEquals("newer", newer.read().job().id());
         }
+    }
+
+    /**
+     * Local rank 0 marks the AV filled and may leave at once (it saw every rank). A rank polling for the
+     * fill in that moment must see it filled, never its leader gone: the CI failure of 2026-12-02 (rank 5
+     * of a 3-node mpiexec job was told its node's leader had died before it filled, while that leader had
+     * filled the AV and seen every rank). The follower polls as fast as it can while the leader fills and
+     * leaves, many times: with the state read before the leader's lock (the old order) this failed within
+     * its first five rounds here.
+     */
+    @Test
+    void shouldSeeTheFillOfALeaderThatFilledAndLeftAtOnce() throws Exception
+    {
+        final long until = System.nanoTime() + 1_000_000_000L;
+        for (int round = 0; round < 1_000 && System.nanoTime() - until < 0; round++)
+        {
+            final String name = "fill" + round;
+            final JobFile leader = JobFile.create(dir, name, JOB, 2);
+            leader.avCreated();
+            final JobFile follower = JobFile.open(dir, name, 1, 2).orElseThrow();
+            assertTrue(follower.join(System.nanoTime() + 5_000_000_000L));
+            final CompletableFuture<JobFile.Fill> seen = CompletableFuture.supplyAsync(() -> {
+                try
+                {
+                    JobFile.Fill fill;
+                    while ((fill = follower.fill()) == JobFile.Fill.PENDING)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    return fill;
+                }
+                catch (final IOException e)
+                {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            for (int spin = round % 64; spin > 0; spin--)
+            {
+                Thread.onSpinWait(); // vary where in the follower's poll the leader's two steps fall
+            }
+            leader.avFilled();
+            leader.leave();
+            assertEquals(JobFile.Fill.FILLED, seen.get(10, TimeUnit.SECONDS), "round " + round +
+                ": the leader filled the AV before it left");
+            leader.close();
+            follower.leave();
+            follower.close();
+        }
+    }
+
+    @Test
+    void shouldTellALeaderThatLeftWithoutFillingFromOneThatFailed() throws Exception
+    {
+        final JobFile leader = JobFile.create(dir, "job7", JOB, 2);
+        leader.avCreated();
+        final JobFile follower = JobFile.open(dir, "job7", 1, 2).orElseThrow();
+        assertTrue(follower.join(System.nanoTime() + 5_000_000_000L));
+        assertEquals(JobFile.Fill.PENDING, follower.fill(), "the leader runs and has not filled");
+        leader.fillFailed();
+        assertEquals(JobFile.Fill.FAILED, follower.fill());
+        leader.leave();
+        assertEquals(JobFile.Fill.FAILED, follower.fill(), "a failure stays a failure after the leader left");
+        leader.close();
+        follower.close();
+        final JobFile second = JobFile.create(dir, "job8", JOB, 2);
+        second.avCreated();
+        final JobFile waiting = JobFile.open(dir, "job8", 1, 2).orElseThrow();
+        assertTrue(waiting.join(System.nanoTime() + 5_000_000_000L));
+        second.leave();
+        assertEquals(JobFile.Fill.LEADER_GONE, waiting.fill(), "it left without marking the AV filled or failed");
+        second.close();
+        waiting.close();
     }
 }
