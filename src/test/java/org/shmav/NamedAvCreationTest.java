@@ -59,7 +59,7 @@ class NamedAvCreationTest
         final int openers = 8;
         final ExecutorService pool = Executors.newFixedThreadPool(openers);
         final CountDownLatch go = new CountDownLatch(1);
-        final List<Future<Integer>> results = new ArrayList<>();
+        final List<Future<FabricException>> results = new ArrayList<>();
         try (Domain d = domain(dir))
         {
             for (int i = 0; i < openers; i++)
@@ -69,21 +69,25 @@ class NamedAvCreationTest
                     go.await();
                     try (AddressVector av = d.openAv(AvAttr.builder().name("once").count(16).createOnly(true).build()))
                     {
-                        return 0;
+                        return null;
                     }
                     catch (final FabricException e)
                     {
-                        return e.errno();
+                        return e;
                     }
                 }));
             }
             go.countDown();
             int created = 0;
-            for (final Future<Integer> r : results)
+            for (final Future<FabricException> r : results)
             {
-                final int errno = r.get(30, TimeUnit.SECONDS);
-                assertTrue(errno == 0 || errno == FiErrno.EEXIST, "errno " + errno);
-                created += errno == 0 ? 1 : 0;
+                final FabricException failed = r.get(30, TimeUnit.SECONDS);
+                if (failed != null && failed.errno() != FiErrno.EEXIST)
+                {
+                    throw new AssertionError("a create-only open racing others failed with neither success nor " +
+                        "FI_EEXIST", failed);
+                }
+                created += failed == null ? 1 : 0;
             }
             assertEquals(1, created, "create-only opens that created");
             final FabricException again = assertThrows(FabricException.class,
