@@ -17,9 +17,11 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
@@ -40,6 +42,11 @@ public final class SharedAvFile
     public static final int MAX_NAME_BYTES = 200;
     /** How long an opener waits for a file's version word before calling it not ready. */
     static final long READY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    /** Names a creator tries for its temporary file before it gives up ({@link #createTemporary}). */
+    static final int TEMPORARY_NAME_TRIES = 16;
+    /** Where the n of a temporary name comes from; tests make it repeat. */
+    static LongSupplier temporaryNumbers = () -> ThreadLocalRandom.current().nextLong();
 
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     private static final Set<PosixFilePermission> OWNER_AND_GROUP = PosixFilePermissions.fromString("rw-rw----");
@@ -113,14 +120,14 @@ public final class SharedAvFile
                 layout.fileLength() + "-byte file; the largest is " + MAX_FILE_LENGTH);
         }
         final Set<PosixFilePermission> mode = groupAccess ? OWNER_AND_GROUP : OWNER_ONLY;
-        final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID + "." +
-            Long.toHexString(System.nanoTime()));
+        Path tmp = null; // removed at the end: only once this creator made it, never another's of that name
         AvFileChannel built = null;
         AvFileChannel locks = null;
         try
         {
-            final FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(mode));
+            final Temporary made = createTemporary(file, mode);
+            tmp = made.path();
+            final FileChannel ch = made.channel();
             // From here the registry owns ch: this JVM closes no descriptor of the file while it uses it.
             built = AvFileChannel.adoptNew(tmp, ch);
             built.locks().tryLock(CREATOR_LOCK_OFFSET);
@@ -163,11 +170,49 @@ public final class SharedAvFile
             }
             try
             {
-                Files.deleteIfExists(tmp);
+                if (tmp != null)
+                {
+                    Files.deleteIfExists(tmp);
+                }
             }
             catch (final IOException ignored)
             {
                 // the temporary name is ours alone; a leftover is found by 'shmav gc'
+            }
+        }
+    }
+
+    /** A creator's temporary file, made with {@code O_EXCL}, and the channel it was made through. */
+    private record Temporary(Path path, FileChannel channel)
+    {
+    }
+
+    /**
+     * Makes the temporary file of a new AV {@code file}: {@code .shmav-tmp.<name>.<pid>.<n>}, n 64
+     * random bits in hex. The name may be taken: by another thread of this JVM creating the same AV,
+     * or by a creator of the same pid in another pid namespace sharing the directory; a time stamp
+     * for n was, when two threads read the same nanosecond. Then it tries another n: a name taken is
+     * another creator's file, which is never touched.
+     */
+    private static Temporary createTemporary(final Path file, final Set<PosixFilePermission> mode) throws IOException
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            final Path tmp = file.resolveSibling(TEMPORARY_PREFIX + file.getFileName() + "." + Processes.SELF_PID +
+                "." + Long.toHexString(temporaryNumbers.getAsLong()));
+            try
+            {
+                return new Temporary(tmp, FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(mode)));
+            }
+            catch (final FileAlreadyExistsException e)
+            {
+                if (attempt == TEMPORARY_NAME_TRIES)
+                {
+                    throw new FileSystemException(tmp.toString(), null, TEMPORARY_NAME_TRIES + " temporary names in a " +
+                        "row were taken (files planted under them?): remove the .shmav-tmp.* files there ('shmav gc')");
+                }
             }
         }
     }
