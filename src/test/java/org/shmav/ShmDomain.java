@@ -11,25 +11,25 @@ import org.shmav.it.TestDir;
  * A domain over a fresh directory of /dev/shm for each test, closed and removed after it:
  * {@code @RegisterExtension final ShmDomain shm = new ShmDomain("shmav-named-");}.
  */
-final class ShmDomain implements BeforeEachCallback, AfterEachCallback
+public final class ShmDomain implements BeforeEachCallback, AfterEachCallback
 {
     private final String prefix;
     private Path dir;
     private Domain domain;
 
-    ShmDomain(final String prefix)
+    public ShmDomain(final String prefix)
     {
         this.prefix = prefix;
     }
 
     /** The test's shm directory, where its named AVs live. */
-    Path dir()
+    public Path dir()
     {
         return dir;
     }
 
     /** The test's domain over {@link #dir()}. */
-    Domain domain()
+    public Domain domain()
     {
         return domain;
     }

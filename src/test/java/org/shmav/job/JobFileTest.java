@@ -34,6 +34,20 @@ class JobFileTest
     @TempDir
     Path logs;
 
+    /** Two participants of job {@code name}: 0 created the file and the AV, 1 joined. */
+    private record Two(JobFile zero, JobFile one)
+    {
+    }
+
+    private Two twoJoined(final String name) throws Exception
+    {
+        final JobFile zero = JobFile.create(dir, name, JOB, 2);
+        zero.avCreated();
+        final JobFile one = JobFile.open(dir, name, 1, 2).orElseThrow();
+        assertTrue(one.join(System.nanoTime() + 5_000_000_000L));
+        return new Two(zero, one);
+    }
+
     @Test
     void shouldClaimANameOnceAndRecordTheJobBeforeItsAv() throws Exception
     {
@@ -56,10 +70,9 @@ class JobFileTest
     @Test
     void shouldTellTheLastParticipantAndNeverLetGcRemoveARunningJobsFile() throws Exception
     {
-        final JobFile zero = JobFile.create(dir, "job7", JOB, 2);
-        zero.avCreated();
-        final JobFile one = JobFile.open(dir, "job7", 1, 2).orElseThrow();
-        assertTrue(one.join(System.nanoTime() + 5_000_000_000L));
+        final Two two = twoJoined("job7");
+        final JobFile zero = two.zero();
+        final JobFile one = two.one();
         final Path file = JobFile.path(dir, "job7");
         assertFalse(JobFile.deleteIfOver(file), "two participants hold their locks");
         assertFalse(zero.leave(), "participant 1 still runs");
@@ -166,11 +179,9 @@ class JobFileTest
         final long until = System.nanoTime() + 1_000_000_000L;
         for (int round = 0; round < 1_000 && System.nanoTime() - until < 0; round++)
         {
-            final String name = "fill" + round;
-            final JobFile leader = JobFile.create(dir, name, JOB, 2);
-            leader.avCreated();
-            final JobFile follower = JobFile.open(dir, name, 1, 2).orElseThrow();
-            assertTrue(follower.join(System.nanoTime() + 5_000_000_000L));
+            final Two two = twoJoined("fill" + round);
+            final JobFile leader = two.zero();
+            final JobFile follower = two.one();
             final CompletableFuture<JobFile.Fill> seen = CompletableFuture.supplyAsync(() -> {
                 try
                 {
@@ -203,10 +214,9 @@ class JobFileTest
     @Test
     void shouldTellALeaderThatLeftWithoutFillingFromOneThatFailed() throws Exception
     {
-        final JobFile leader = JobFile.create(dir, "job7", JOB, 2);
-        leader.avCreated();
-        final JobFile follower = JobFile.open(dir, "job7", 1, 2).orElseThrow();
-        assertTrue(follower.join(System.nanoTime() + 5_000_000_000L));
+        final Two failing = twoJoined("job7");
+        final JobFile leader = failing.zero();
+        final JobFile follower = failing.one();
         assertEquals(JobFile.Fill.PENDING, follower.fill(), "the leader runs and has not filled");
         leader.fillFailed();
         assertEquals(JobFile.Fill.FAILED, follower.fill());
@@ -214,10 +224,9 @@ class JobFileTest
         assertEquals(JobFile.Fill.FAILED, follower.fill(), "a failure stays a failure after the leader left");
         leader.close();
         follower.close();
-        final JobFile second = JobFile.create(dir, "job8", JOB, 2);
-        second.avCreated();
-        final JobFile waiting = JobFile.open(dir, "job8", 1, 2).orElseThrow();
-        assertTrue(waiting.join(System.nanoTime() + 5_000_000_000L));
+        final Two leaving = twoJoined("job8");
+        final JobFile second = leaving.zero();
+        final JobFile waiting = leaving.one();
         second.leave();
         assertEquals(JobFile.Fill.LEADER_GONE, waiting.fill(), "it left without marking the AV filled or failed");
         second.close();

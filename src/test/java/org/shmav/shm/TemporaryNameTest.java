@@ -13,15 +13,13 @@ import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.shmav.AddressVector;
 import org.shmav.AvAttr;
-import org.shmav.Domain;
-import org.shmav.DomainAttr;
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
-import org.shmav.it.TestDir;
+import org.shmav.ShmDomain;
 
 /**
  * A creator builds its AV under a temporary name that may be taken: by another thread of this JVM
@@ -33,28 +31,19 @@ class TemporaryNameTest
 {
     private static final byte[] THEIRS = "another creator's file".getBytes(StandardCharsets.US_ASCII);
 
+    @RegisterExtension
+    final ShmDomain shm = new ShmDomain("shmav-tmpname-");
     private final LongSupplier random = SharedAvFile.temporaryNumbers;
-    private Path dir;
-    private Domain domain;
-
-    @BeforeEach
-    void setUp()
-    {
-        dir = TestDir.createInShm("shmav-tmpname-");
-        domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
-    }
 
     @AfterEach
-    void tearDown()
+    void restoreTheNumbers()
     {
         SharedAvFile.temporaryNumbers = random;
-        domain.close();
-        TestDir.delete(dir);
     }
 
     private Path plant(final long number) throws Exception
     {
-        final Path taken = dir.resolve(SharedAvFile.TEMPORARY_PREFIX + "av1." + Processes.SELF_PID + "." +
+        final Path taken = shm.dir().resolve(SharedAvFile.TEMPORARY_PREFIX + "av1." + Processes.SELF_PID + "." +
             Long.toHexString(number));
         Files.write(taken, THEIRS);
         return taken;
@@ -62,7 +51,7 @@ class TemporaryNameTest
 
     private List<Path> temporaryFiles() throws Exception
     {
-        try (Stream<Path> files = Files.list(dir))
+        try (Stream<Path> files = Files.list(shm.dir()))
         {
             return files.filter(f -> f.getFileName().toString().startsWith(SharedAvFile.TEMPORARY_PREFIX)).toList();
         }
@@ -74,12 +63,12 @@ class TemporaryNameTest
         final Path taken = plant(0x2a);
         final AtomicLong next = new AtomicLong(0x2a);
         SharedAvFile.temporaryNumbers = next::getAndIncrement;
-        try (AddressVector av = domain.openAv(AvAttr.builder().name("av1").count(16).createOnly(true).build()))
+        try (AddressVector av = shm.domain().openAv(AvAttr.builder().name("av1").count(16).createOnly(true).build()))
         {
             assertEquals(0, av.count());
         }
         assertEquals(0x2c, next.get(), "the taken name, then a free one");
-        assertTrue(Files.isRegularFile(dir.resolve("av1")), "the AV was published");
+        assertTrue(Files.isRegularFile(shm.dir().resolve("av1")), "the AV was published");
         assertEquals(List.of(taken), temporaryFiles(), "its own temporary name removed, the other creator's kept");
         assertEquals(new String(THEIRS, StandardCharsets.US_ASCII),
             Files.readString(taken, StandardCharsets.US_ASCII), "the other creator's file untouched");
@@ -91,11 +80,11 @@ class TemporaryNameTest
         final Path taken = plant(0x2a);
         SharedAvFile.temporaryNumbers = () -> 0x2a;
         final FabricException e = assertThrows(FabricException.class,
-            () -> domain.openAv(AvAttr.builder().name("av1").count(16).createOnly(true).build()));
+            () -> shm.domain().openAv(AvAttr.builder().name("av1").count(16).createOnly(true).build()));
         assertEquals(FiErrno.EIO, e.errno());
         assertTrue(e.getMessage().contains(SharedAvFile.TEMPORARY_NAME_TRIES + " temporary names in a row were taken") &&
             e.getMessage().contains("shmav gc"), e.getMessage());
         assertEquals(List.of(taken), temporaryFiles(), "nothing made, nothing removed");
-        assertTrue(Files.notExists(dir.resolve("av1")));
+        assertTrue(Files.notExists(shm.dir().resolve("av1")));
     }
 }
