@@ -123,11 +123,16 @@ public final class ChildJvm implements AutoCloseable
         }
     }
 
-    /** Runs a project script ({@code scripts/NAME}) with the test classpath, so that it builds nothing. */
+    /**
+     * Runs a project script ({@code scripts/NAME}) with the test classpath, so that it builds nothing, as
+     * a terminal's foreground job starts it: with SIGINT at its default action. A build started in the
+     * background of a shell without job control ignores SIGINT, every child inherits that, and a JVM
+     * leaves an ignored SIGINT ignored: avrun could not be stopped with it (coreutils' env resets it).
+     */
     public static ChildJvm script(final String name, final Map<String, String> env, final Path outputDir,
         final List<String> args) throws IOException
     {
-        final List<String> command = new ArrayList<>();
+        final List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT"));
         command.add(Path.of("scripts", name).toAbsolutePath().toString());
         command.addAll(args);
         final Map<String, String> all = new HashMap<>(env);
