@@ -201,9 +201,7 @@ public final class JobFile implements AutoCloseable
     public Fill fill() throws IOException
     {
         final boolean leaderRuns = running(0);
-        final ByteBuffer s = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-        readFully(channel, s, STATE_OFFSET);
-        final int state = s.getInt(0);
+        final int state = readInt(channel, STATE_OFFSET);
         if (state == AV_FILLED)
         {
             return Fill.FILLED;
@@ -227,9 +225,15 @@ public final class JobFile implements AutoCloseable
      */
     public boolean beingRemoved() throws IOException
     {
-        final ByteBuffer h = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-        readFully(channel, h, SLOTS_OFFSET);
-        return !isFree(channel, Math.max(0, Math.min(h.getInt(0), 1 << 20)));
+        return !isFree(channel, Math.max(0, Math.min(readInt(channel, SLOTS_OFFSET), 1 << 20)));
+    }
+
+    /** The little-endian int at {@code offset} of the file. */
+    private static int readInt(final FileChannel ch, final long offset) throws IOException
+    {
+        final ByteBuffer b = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        readFully(ch, b, offset);
+        return b.getInt(0);
     }
 
     private void setState(final int state) throws IOException
