@@ -18,7 +18,7 @@ import org.shmav.store.PmixStore;
  *     and prints {@code rank R of N on HOST sees every rank} with the time each step took;</li>
  * <li>{@code missing}: exchanges, then fetches a key that no rank published from the next rank and
  *     prints the error;</li>
- * <li>{@code silent}: the last rank neither publishes nor exchanges; the others exchange with a 5 s
+ * <li>{@code silent}: the last rank neither publishes nor exchanges; the others exchange with a 2 s
  *     timeout and print the error and how long it took; the silent rank stays until they all have (the
  *     directory of {@link RankReports}, the second argument) or, without one, for 15 s;</li>
  * <li>{@code die} or {@code die:S}: the last rank exits with status 3 right after opening the store; the others
@@ -31,6 +31,8 @@ public final class PmixStoreRank
 {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final Duration SHORT = Duration.ofSeconds(5);
+    /** The others' exchange deadline in {@code silent}: every test that waits it out waits alone (@Isolated). */
+    private static final Duration SILENT = Duration.ofSeconds(2);
 
     private PmixStoreRank()
     {
@@ -81,7 +83,7 @@ public final class PmixStoreRank
                         break;
                     }
                     store.publish("addr", "rank-" + me);
-                    expect(store, FiErrno.ETIMEDOUT, () -> store.exchange(SHORT));
+                    expect(store, FiErrno.ETIMEDOUT, () -> store.exchange(SILENT));
                     RankReports.reported(reports, me);
                     break;
                 case "die":

@@ -43,7 +43,7 @@ class WriterLivenessIT
     private static final String NAME = "liveness";
     private static final long CAPACITY = 256;
     /** Writer 1 runs this long; writer 2 (the one with the other view) at least as long, then until the gc check is done. */
-    private static final long RUN_MILLIS = 4_000;
+    private static final long RUN_MILLIS = 2_000;
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final Pattern RESULT = Pattern.compile("RESULT writer=(\\d+) ops=(\\d+) violations=(\\d+) reopens=(\\d+) live=(\\d+)");
     private static final int GROUP = 50010;
