@@ -132,9 +132,7 @@ public final class Addresses
      */
     public static int family(final ByteBuffer src, final int at)
     {
-        final int lo = src.get(at) & 0xFF;
-        final int hi = src.get(at + 1) & 0xFF;
-        return ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? (hi << 8) | lo : (lo << 8) | hi;
+        return SockaddrFields.family(src, at);
     }
 
     /**
@@ -274,7 +272,7 @@ public final class Addresses
                 }
                 if (family == AF_INET6 && addr.remaining() >= 28)
                 {
-                    return "fi_sockaddr_in6://[" + ntop6(addr, at + 8) + "]:" + port(addr, at);
+                    return "fi_sockaddr_in6://[" + SockaddrFields.ntop6(addr, at + 8) + "]:" + port(addr, at);
                 }
                 return null;
             }
@@ -337,70 +335,6 @@ public final class Addresses
         final ByteBuffer b = ByteBuffer.allocate(4);
         ProviderFormats.putCxi(b, 0, nic, pid);
         return b;
-    }
-
-    /** IPv6 text as glibc's inet_ntop writes it: lowercase, the longest run of 2+ zero groups as ::. */
-    static String ntop6(final ByteBuffer b, final int at)
-    {
-        final int[] words = new int[8];
-        for (int i = 0; i < 8; i++)
-        {
-            words[i] = ((b.get(at + 2 * i) & 0xFF) << 8) | (b.get(at + 2 * i + 1) & 0xFF);
-        }
-        int bestBase = -1;
-        int bestLen = 0;
-        for (int i = 0; i < 8; )
-        {
-            if (words[i] != 0)
-            {
-                i++;
-                continue;
-            }
-            int j = i;
-            while (j < 8 && words[j] == 0)
-            {
-                j++;
-            }
-            if (j - i > bestLen)
-            {
-                bestBase = i;
-                bestLen = j - i;
-            }
-            i = j;
-        }
-        if (bestLen < 2)
-        {
-            bestBase = -1;
-        }
-        final StringBuilder sb = new StringBuilder(39);
-        for (int i = 0; i < 8; i++)
-        {
-            if (bestBase >= 0 && i >= bestBase && i < bestBase + bestLen)
-            {
-                if (i == bestBase)
-                {
-                    sb.append(':');
-                }
-                continue;
-            }
-            if (i != 0)
-            {
-                sb.append(':');
-            }
-            // IPv4-compatible (::a.b.c.d) and IPv4-mapped (::ffff:a.b.c.d) tails, as inet_ntop prints them.
-            if (i == 6 && bestBase == 0 && (bestLen == 6 || (bestLen == 5 && words[5] == 0xFFFF)))
-            {
-                sb.append(words[6] >>> 8).append('.').append(words[6] & 0xFF).append('.')
-                    .append(words[7] >>> 8).append('.').append(words[7] & 0xFF);
-                return sb.toString();
-            }
-            sb.append(Integer.toHexString(words[i]));
-        }
-        if (bestBase >= 0 && bestBase + bestLen == 8)
-        {
-            sb.append(':');
-        }
-        return sb.toString();
     }
 
     private static void putFamily(final ByteBuffer dst, final int at, final int family)

@@ -35,7 +35,7 @@ final class ProviderFormats
         {
             return FiErrno.EADDRNOTAVAIL;
         }
-        if (format == AddrFormat.SOCKADDR_IB && Addresses.family(src, at) != AF_IB)
+        if (format == AddrFormat.SOCKADDR_IB && SockaddrFields.family(src, at) != AF_IB)
         {
             return FiErrno.EADDRNOTAVAIL;
         }
@@ -64,8 +64,8 @@ final class ProviderFormats
 
     /**
      * {@code ofi_straddr}'s text of the address at {@code addr}'s position, or null when the buffer is
-     * shorter than the format's length, or for FORMAT_UNSPEC (libfabric has no text for it: see
-     * {@link Addresses#hex}).
+     * shorter than the format's length, or for FORMAT_UNSPEC (libfabric has no text for it; the API
+     * shows such an address in hex).
      */
     static String straddr(final AddrFormat format, final ByteBuffer addr)
     {
@@ -77,7 +77,7 @@ final class ProviderFormats
         switch (format)
         {
             case SOCKADDR_IB: // family, pkey (be16), flowinfo, GID at 8, sid (be64) at 24, sid mask, scope id (be64) at 40
-                return "fi_sockaddr_ib://[" + Addresses.ntop6(addr, at + 8) + "]:0x" + Integer.toHexString(be16(addr, at + 2)) +
+                return "fi_sockaddr_ib://[" + SockaddrFields.ntop6(addr, at + 8) + "]:0x" + Integer.toHexString(be16(addr, at + 2)) +
                     ":0x" + Long.toHexString((be64(addr, at + 24) >>> 16) & 0xFFF) + ":0x" +
                     Long.toHexString(be64(addr, at + 40) & 0xFF);
             case ADDR_PSMX: // libfabric 1.17's text; later releases dropped the psm provider and print none
@@ -90,10 +90,10 @@ final class ProviderFormats
             case ADDR_OPX:
                 return "fi_addr_opx://" + String.format("%016x", u64(addr, at));
             case ADDR_EFA: // GID, then qpn (u16) at 16 and qkey (u32) at 20, in decimal
-                return "fi_addr_efa://[" + Addresses.ntop6(addr, at) + "]:" + u16(addr, at + 16) + ':' +
+                return "fi_addr_efa://[" + SockaddrFields.ntop6(addr, at) + "]:" + u16(addr, at + 16) + ':' +
                     Integer.toUnsignedString(u32(addr, at + 20));
             case ADDR_IB_UD: // GID, then qpn (u32) at 16, lid and pkey (u16) at 20 and 22, sl (u8) at 26, in hex
-                return "fi_addr_ib_ud://" + Addresses.ntop6(addr, at) + ':' + Integer.toHexString(u32(addr, at + 16)) + '/' +
+                return "fi_addr_ib_ud://" + SockaddrFields.ntop6(addr, at) + ':' + Integer.toHexString(u32(addr, at + 16)) + '/' +
                     Integer.toHexString(u16(addr, at + 20)) + '/' + Integer.toHexString(u16(addr, at + 22)) + '/' +
                     Integer.toHexString(addr.get(at + 26) & 0xFF);
             case ADDR_CXI:
