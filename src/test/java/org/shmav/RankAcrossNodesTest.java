@@ -208,6 +208,29 @@ class RankAcrossNodesTest
         assertTrue(System.nanoTime() - start < 10_000_000_000L);
     }
 
+    /**
+     * A local rank that died after it joined its node's job file and before it handed its address: local
+     * rank 0 stops waiting for it as soon as its place is free, instead of waiting half its deadline, and
+     * names it once the store's exchange ends (here at once, as a PMIx server may end a fence without a dead rank).
+     */
+    @Test
+    void shouldStopWaitingForALocalRankThatDiedBeforeItHandedItsAddress() throws Exception
+    {
+        final FakeStore store = new FakeStore(2);
+        final Rank a0 = open(store, 0, nodeA, 0, 2);
+        final Rank a1 = open(store, 1, nodeA, 1, 2);
+        a0.publish(new InetSocketAddress("127.0.0.1", 7000));
+        ranks.remove(a1);
+        a1.close(); // as if it died: its place in the job file is free, and it wrote no record
+        store.skipBarrier = true;
+        final long start = System.nanoTime();
+        final FabricException e = assertThrows(FabricException.class, () -> a0.awaitAll(Duration.ofSeconds(20)));
+        final long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(FiErrno.ENODATA, e.errno(), e.getMessage());
+        assertTrue(e.getMessage().contains("rank(s) [1] of 2 published no address"), e.getMessage());
+        assertTrue(millis < 5_000, "local rank 0 waited " + millis + " ms for a rank that had died (half its deadline: 10 s)");
+    }
+
     @Test
     void shouldTimeOutAtTheDeadlineWhenTheStoresExchangeNeverEnds() throws Exception
     {

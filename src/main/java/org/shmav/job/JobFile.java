@@ -213,6 +213,19 @@ public final class JobFile implements AutoCloseable
         return leaderRuns ? Fill.PENDING : Fill.LEADER_GONE;
     }
 
+    /**
+     * Whether participant {@code r} joined and has left since: it holds its byte from its join until it
+     * leaves or its process ends. Reads the joined mark before probing the lock, as a joiner locks before
+     * it marks: a mark read and then a free byte cannot be a participant still joining. What that
+     * participant wrote before it left is in the file when this returns true.
+     */
+    public boolean left(final int r) throws IOException
+    {
+        final ByteBuffer joined = ByteBuffer.allocate(1);
+        readFully(channel, joined, SLOTS_START + r);
+        return joined.get(0) == 1 && isFree(channel, r);
+    }
+
     /** Whether participant {@code r} holds its place (its process runs and has not left). */
     public boolean running(final int r) throws IOException
     {

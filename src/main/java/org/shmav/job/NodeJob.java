@@ -282,24 +282,31 @@ public final class NodeJob implements AutoCloseable
 
     /**
      * Local rank 0: the entries the node's ranks handed over, in local rank order, waiting until every
-     * local rank handed one or {@code deadlineNanos}; a local rank that handed nothing by then is left out.
+     * local rank handed one or left without one (it ended, or died, after it joined), at most until
+     * {@code deadlineNanos}; a local rank that handed nothing by then is left out.
      */
     List<NodeRecords.Entry> nodeEntries(final long deadlineNanos)
     {
         final NodeRecords.Entry[] entries = new NodeRecords.Entry[job.localSize()];
-        int handed = 0;
+        final boolean[] gone = new boolean[entries.length];
+        int settled = 0;
         try
         {
             while (true)
             {
                 for (int i = 0; i < entries.length; i++)
                 {
-                    if (entries[i] == null && (entries[i] = NodeRecords.read(jobFile, i)) != null)
+                    if (entries[i] != null || gone[i])
                     {
-                        handed++;
+                        continue;
                     }
+                    // whether it left, before its record: a record written before it left is read below
+                    final boolean left = jobFile.left(i);
+                    entries[i] = NodeRecords.read(jobFile, i);
+                    gone[i] = entries[i] == null && left;
+                    settled += entries[i] != null || gone[i] ? 1 : 0;
                 }
-                if (handed == entries.length || System.nanoTime() - deadlineNanos > 0)
+                if (settled == entries.length || System.nanoTime() - deadlineNanos > 0)
                 {
                     break;
                 }

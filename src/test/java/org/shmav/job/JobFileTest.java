@@ -232,4 +232,20 @@ class JobFileTest
         second.close();
         waiting.close();
     }
+
+    @Test
+    void shouldTellAParticipantThatLeftFromOneThatHasNotJoinedYet() throws Exception
+    {
+        final JobFile zero = JobFile.create(dir, "job7", JOB, 3);
+        zero.avCreated();
+        assertFalse(zero.left(1), "participant 1 has not joined: it may still come");
+        final JobFile one = JobFile.open(dir, "job7", 1, 3).orElseThrow();
+        assertTrue(one.join(System.nanoTime() + 5_000_000_000L));
+        assertFalse(zero.left(1), "participant 1 joined and holds its byte");
+        one.close(); // as a process that died: the kernel releases its lock
+        assertTrue(zero.left(1), "participant 1 joined and its byte is free");
+        assertFalse(zero.left(2), "participant 2 never joined");
+        assertFalse(zero.left(0), "this participant holds its own byte");
+        zero.close();
+    }
 }
