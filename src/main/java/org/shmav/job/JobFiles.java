@@ -187,22 +187,14 @@ final class JobFiles
      */
     static Optional<JobRecord> recordedOwner(final RankEnvironment job)
     {
-        final long deadline = System.nanoTime() + FOREIGN_MILLIS * 1_000_000;
-        Optional<JobRecord> r = record(job);
-        while (r.isPresent() && r.get().job() == null && System.nanoTime() - deadline < 0)
+        try
         {
-            try
-            {
-                Thread.sleep(POLL_MILLIS);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            r = record(job);
+            return JobRecord.readRecorded(file(job), FOREIGN_MILLIS);
         }
-        return r;
+        catch (final IOException e)
+        {
+            return Optional.empty();
+        }
     }
 
     /** The job's cleanup process ({@link JobReaper}): it removes the files when a launcher kills the ranks too fast. */

@@ -21,13 +21,16 @@ import java.util.Optional;
  *                      {@link JobFile#AV_FILLED} or {@link JobFile#FILL_FAILED}
  * @param slots         participants the job has
  * @param joined        participants that joined
- * @param running       participants still running (their lock is held)
+ * @param running       participants still running (their lock is held); of a file being written, 1 while its
+ *                      creator holds participant 0's byte
  * @param createdMillis when the file was created
  * @param creatorPid    the pid of the process that created it
  */
 public record JobRecord(Path file, JobId job, int state, int slots, int joined, int running, long createdMillis,
     long creatorPid)
 {
+    private static final long POLL_MILLIS = 10;
+
     /** Reads the job file {@code file} from a new read-only channel: for tools, never in a participant's JVM. */
     public static Optional<JobRecord> read(final Path file) throws IOException
     {
@@ -41,6 +44,31 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
         }
     }
 
+    /**
+     * {@link #read(Path)}, waiting up to {@code waitMillis} while the file is being written: a job file
+     * that beat this process to its name may have been created a moment ago by another job's process (two
+     * jobs started together), which names its job once it has written it. Empty when there is no file.
+     */
+    public static Optional<JobRecord> readRecorded(final Path file, final long waitMillis) throws IOException
+    {
+        final long deadline = System.nanoTime() + waitMillis * 1_000_000;
+        Optional<JobRecord> r = read(file);
+        while (r.isPresent() && r.get().job() == null && System.nanoTime() - deadline < 0)
+        {
+            try
+            {
+                Thread.sleep(POLL_MILLIS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            r = read(file);
+        }
+        return r;
+    }
+
     static JobRecord read(final Path file, final FileChannel ch) throws IOException
     {
         final ByteBuffer h = ByteBuffer.allocate(JobFile.SLOTS_START).order(ByteOrder.LITTLE_ENDIAN);
@@ -50,14 +78,14 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
         final int state = h.getInt(JobFile.STATE_OFFSET);
         if (!Arrays.equals(magic, JobFile.magic()) || state == JobFile.BEING_WRITTEN || state > JobFile.FILL_FAILED)
         {
-            return unwritten(file, h);
+            return unwritten(file, h, ch);
         }
         final int slots = Math.max(0, Math.min(h.getInt(JobFile.SLOTS_OFFSET), 1 << 20));
         final int launcherLength = h.getShort(JobFile.LENGTHS_OFFSET) & 0xffff;
         final int idLength = h.getShort(JobFile.LENGTHS_OFFSET + 2) & 0xffff;
         if (JobFile.TEXT_OFFSET + launcherLength + idLength > JobFile.SLOTS_START)
         {
-            return unwritten(file, h);
+            return unwritten(file, h, ch);
         }
         final String launcher = new String(h.array(), JobFile.TEXT_OFFSET, launcherLength, StandardCharsets.UTF_8);
         final String id = new String(h.array(), JobFile.TEXT_OFFSET + launcherLength, idLength, StandardCharsets.UTF_8);
@@ -74,10 +102,11 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
             h.getLong(JobFile.CREATED_OFFSET), h.getLong(JobFile.PID_OFFSET));
     }
 
-    private static JobRecord unwritten(final Path file, final ByteBuffer h)
+    /** A file whose job is not written (yet): its creator runs while it holds participant 0's byte, which it locks first. */
+    private static JobRecord unwritten(final Path file, final ByteBuffer h, final FileChannel ch) throws IOException
     {
-        return new JobRecord(file, null, JobFile.BEING_WRITTEN, 0, 0, 0, h.getLong(JobFile.CREATED_OFFSET),
-            h.getLong(JobFile.PID_OFFSET));
+        return new JobRecord(file, null, JobFile.BEING_WRITTEN, 0, 0, JobFile.isFree(ch, 0) ? 0 : 1,
+            h.getLong(JobFile.CREATED_OFFSET), h.getLong(JobFile.PID_OFFSET));
     }
 
     /** True when the job created its AV, some participant joined, and none of them runs any more. */

@@ -30,6 +30,9 @@ final class JobSetup
     {
     }
 
+    /** How long a refused launcher waits for the job file that beat it to the name to be written. */
+    static final long CLAIMING_MILLIS = 5_000;
+
     private JobSetup()
     {
     }
@@ -100,22 +103,27 @@ final class JobSetup
         }
     }
 
-    /** The name is another job's: running (choose another name), or over (gc removes what it left). */
+    /**
+     * The name is another job's: running (choose another name), or over (gc removes what it left). A job
+     * file being written is another launcher's that claimed the name a moment ago (two jobs started
+     * together): its job is named once written, so its creator gets {@value #CLAIMING_MILLIS} ms for that.
+     */
     private static Job.SetupException taken(final JobSpec spec, final JobId id)
     {
         JobRecord owner = null;
         try
         {
-            owner = JobRecord.read(JobFile.path(spec.directory(), spec.avName())).orElse(null);
+            owner = JobRecord.readRecorded(JobFile.path(spec.directory(), spec.avName()), CLAIMING_MILLIS).orElse(null);
         }
         catch (final IOException e)
         {
             // described without the owner below
         }
-        if (owner != null && owner.job() != null && owner.running() > 0)
+        if (owner != null && owner.running() > 0)
         {
             return new Job.SetupException("job " + id + " refused AV '" + spec.avName() + "' in " + spec.directory() +
-                ": it belongs to job " + owner.job() + ", which is running; choose another --name");
+                ": it belongs to " + (owner.job() != null ? "job " + owner.job() + ", which is running" :
+                "a job whose launcher (pid " + owner.creatorPid() + ") is still claiming it") + "; choose another --name");
         }
         return new Job.SetupException("AV '" + spec.avName() + "' in " + spec.directory() + " was left by " +
             (owner == null || owner.job() == null ? "a job" : "job " + owner.job()) + ", which is over: remove it with '" +
