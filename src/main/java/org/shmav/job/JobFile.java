@@ -221,9 +221,15 @@ public final class JobFile implements AutoCloseable
      */
     public boolean left(final int r) throws IOException
     {
-        final ByteBuffer joined = ByteBuffer.allocate(1);
-        readFully(channel, joined, SLOTS_START + r);
-        return joined.get(0) == 1 && isFree(channel, r);
+        return joined(r) && isFree(channel, r);
+    }
+
+    /** Whether participant {@code r}'s byte holds the mark 1 that its join writes. */
+    private boolean joined(final int r) throws IOException
+    {
+        final ByteBuffer mark = ByteBuffer.allocate(1);
+        readFully(channel, mark, SLOTS_START + r);
+        return mark.get(0) == 1;
     }
 
     /** Whether participant {@code r} holds its place (its process runs and has not left). */
@@ -301,12 +307,11 @@ public final class JobFile implements AutoCloseable
     {
         while ((mine = tryLock(channel, SLOTS_START + slot)) == null)
         {
-            final ByteBuffer joined = ByteBuffer.allocate(1);
-            readFully(channel, joined, SLOTS_START + slot);
+            final boolean joined = joined(slot);
             // joined and held: a live process has this participant's number; it will not give it up
-            if (joined.get(0) == 1 || System.nanoTime() - deadlineNanos > 0)
+            if (joined || System.nanoTime() - deadlineNanos > 0)
             {
-                throw new LockTakenException(file, slot, joined.get(0) == 1, LockHolders.describe(file, SLOTS_START + slot));
+                throw new LockTakenException(file, slot, joined, LockHolders.describe(file, SLOTS_START + slot));
             }
             try
             {
