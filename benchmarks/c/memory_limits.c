@@ -54,6 +54,15 @@
  *       take the first-touch page faults of a new AV. --exclusive: a private AV, whose writes are all
  *       made under its handle's lock, so every CAS but the lock's is an acquire load, a compare and a
  *       release store (shmav's Memory.exclusive), no locked instruction.
+ *   memory_limits insert-grow N [--first C] [--work W] [--passes P]
+ *       The growth model: insert-shmav's atomics and lines for N inserts into an AV created with C slots
+ *       (default N: the flat AV) that grows as a named AV does (shm-layout.md, GROWTH): when full, a new
+ *       segment doubles the capacity (a file written with zeros, read once a page, map_addr set to all
+ *       ones), and the index moves into the new segment's area, entry by entry in bucket order: the
+ *       entry's slot read (loaded 16 entries ahead, as shmav's migration does), its new bucket CASed.
+ *       Prints the median pass per insert (elapsed and _cpu) and the moved entries' and new segments'
+ *       share. C = 1 against C = N says what growth costs at the memory system's pace; org.shmav.bench
+ *       .GrowthCpu measures shmav the same way.
  *
  * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
  * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
@@ -492,11 +501,191 @@ static int insert_shmav(long megabytes, long n, long work, long passes, int fres
     return 0;
 }
 
+/*
+ * The growth model: insert-shmav's per-insert atomics and lines into an AV whose segment 0 holds `first`
+ * slots and which grows as shmav's named AV does (shm-layout.md, GROWTH): when full, a new segment of as
+ * many slots again is appended (a file written whole with zeros, read once a page, map_addr set to all
+ * ones) and the index moves into the new segment's hash area (buckets: the smallest power of two >= 2 x
+ * capacity, two areas a segment). The move walks the old area in order and, for every entry, reads its
+ * slot (the key that gives its new bucket; loaded TOUCH_AHEAD entries ahead, as IndexMigration.touchSlots
+ * does) and CASes the new bucket. first = n: the flat AV, the same loop with nothing to grow.
+ */
+#define TOUCH_AHEAD 16
+#define MAX_SEGMENTS 40
+
+struct segment {
+    unsigned char *base;
+    size_t bytes;
+    long first, end;      /* slots [first, end) */
+    uint64_t *map;        /* map_addr of those slots */
+    uint64_t *hash;       /* area 0: the index while this segment is the last */
+    uint64_t buckets;
+};
+
+static struct segment segments[MAX_SEGMENTS];
+static int segment_count;
+
+static size_t align4k(size_t v) { return (v + 4095) & ~(size_t)4095; }
+
+static void add_segment(long first, long end)
+{
+    struct segment *s = &segments[segment_count++];
+    uint64_t buckets = 1;
+    while (buckets < 2 * (uint64_t)end) buckets <<= 1;
+    const size_t n = (size_t)(end - first), map_at = align4k(n * 64), hash_at = map_at + align4k(n * 8);
+    s->bytes = hash_at + 16 * buckets;
+    s->base = map_shm_written(s->bytes);
+    uint64_t kept = 0;
+    for (size_t at = 0; at < s->bytes; at += 4096) kept ^= *(volatile uint64_t *)(s->base + at); /* touchPages */
+    sink ^= kept;
+    s->first = first;
+    s->end = end;
+    s->map = (uint64_t *)(s->base + map_at);
+    s->hash = (uint64_t *)(s->base + hash_at);
+    s->buckets = buckets;
+    memset(s->map, 0xFF, n * 8);
+}
+
+/* The segment of slot i: one division and a leading-zero count, as AvLayout.segmentOf (segment 0's size a power of two, or all of n). */
+static inline struct segment *segment_of(long i)
+{
+    return i < segments[0].end ? &segments[0] : &segments[64 - __builtin_clzll((uint64_t)(i / segments[0].end))];
+}
+
+static inline unsigned char *slot_of(long i)
+{
+    const struct segment *s = segment_of(i);
+    return s->base + (size_t)(i - s->first) * 64;
+}
+
+/* CASes entry (slot + 1) into the first EMPTY bucket from its key's home in `hash`. */
+static inline void place(uint64_t *hash, uint64_t buckets, uint64_t key, uint64_t entry)
+{
+    for (uint64_t b = (uint64_t)(((unsigned __int128)key * buckets) >> 64);; b = (b + 1) & (buckets - 1)) {
+        uint64_t empty = 0;
+        if (__atomic_load_n(&hash[b], __ATOMIC_SEQ_CST) == 0 &&
+            __atomic_compare_exchange_n(&hash[b], &empty, entry, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+    }
+}
+
+/* Moves the index from the last segment but one to the last: returns the entries copied. */
+static long migrate(void)
+{
+    const struct segment *from = &segments[segment_count - 2], *to = &segments[segment_count - 1];
+    long copied = 0;
+    uint64_t kept = 0;
+    for (uint64_t b = 0; b < from->buckets; b++) {
+        if ((b & (TOUCH_AHEAD - 1)) == 0) {
+            for (uint64_t a = b; a < b + TOUCH_AHEAD && a < from->buckets; a++) {
+                const uint64_t v = from->hash[a];
+                if (v) kept ^= *(volatile uint64_t *)slot_of((long)v - 1);
+            }
+        }
+        const uint64_t v = __atomic_load_n(&from->hash[b], __ATOMIC_SEQ_CST);
+        if (!v) continue;
+        const unsigned char *st = slot_of((long)v - 1);
+        const uint64_t before = __atomic_load_n((const uint64_t *)st, __ATOMIC_ACQUIRE);
+        const uint64_t key = *(const uint64_t *)(st + 8);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if ((before & STATE_MASK) != STATE_VALID || *(const volatile uint64_t *)st != before) continue;
+        place(to->hash, to->buckets, key, v);
+        copied++;
+    }
+    sink ^= kept;
+    return copied;
+}
+
+static int insert_grow(long n, long first, long work, long passes)
+{
+    if (first < 1 || first > n) { fprintf(stderr, "insert-grow: --first must be in [1, N]\n"); return 2; }
+    uint64_t lock_word = 0, checks = 0, w0 = 0, w1 = 0, w2 = 0, w3 = 0, x = 88172645463325252ull;
+    unsigned char *header = map_shm_written(8192);
+    unsigned char address[ADDR_BYTES];
+    double *per_pass = calloc((size_t)passes, sizeof *per_pass), *cpu_per_pass = calloc((size_t)passes, sizeof *per_pass);
+    double grow_ns = 0, migrate_ns = 0;
+    long migrated = 0, growths = 0;
+#define H64(off) ((uint64_t *)(header + (off)))
+    for (long p = 0; p < passes; p++) {
+        while (segment_count > 0) { segment_count--; munmap(segments[segment_count].base, segments[segment_count].bytes); }
+        add_segment(0, first);
+        memset(header, 0, 8192);
+        for (int w = 0; w < 256; w++) *H64(H_FREE_GROUPS + 8 * w) = ~0ull;
+        const double t0 = now_ns(), c0 = thread_cpu_ns();
+        for (long i = 0; i < n; i++) {
+            if (i == segments[segment_count - 1].end) { /* full: grow, then move the index */
+                const double g0 = now_ns();
+                add_segment(i, 2 * i);
+                const double g1 = now_ns();
+                migrated += migrate();
+                migrate_ns += now_ns() - g1;
+                grow_ns += g1 - g0;
+                growths++;
+                __atomic_fetch_add(H64(H_INDEX_STATE), 1, __ATOMIC_SEQ_CST);
+            }
+            const struct segment *last = &segments[segment_count - 1];
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            for (long k = 0; k < work / 4; k++) WORK4(w0, w1, w2, w3);
+            uint64_t unlocked = 0;
+            __atomic_compare_exchange_n(&lock_word, &unlocked, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            checks += __atomic_load_n(H64(H_ATTACHER), __ATOMIC_RELAXED);
+            checks += __atomic_load_n((uint32_t *)(header + H_SEGMENT_COUNT), __ATOMIC_ACQUIRE);
+            *H64(H_ATTACHER + 40) = 1;
+            const uint64_t state = __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST);
+            uint64_t *b = &last->hash[(uint64_t)(((unsigned __int128)x * last->buckets) >> 64)];
+            checks += __atomic_load_n(b, __ATOMIC_SEQ_CST);                          /* the probe */
+            const uint64_t hint = __atomic_load_n(H64(H_FREE_HINT), __ATOMIC_SEQ_CST);
+            checks += __atomic_load_n(H64(H_FREE_GROUPS + 8 * ((i >> 6) >> 6)), __ATOMIC_SEQ_CST);
+            const struct segment *s = segment_of(i);
+            uint64_t *st = (uint64_t *)(s->base + (size_t)(i - s->first) * 64);
+            checks += __atomic_load_n(&s->map[i - s->first], __ATOMIC_RELAXED) == ~0ull;
+            uint64_t free_word = __atomic_load_n(st, __ATOMIC_SEQ_CST);
+            __atomic_compare_exchange_n(st, &free_word, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            if (((i + 1) & 63) == 0) {                                                /* left the hint's group */
+                uint64_t h = hint;
+                __atomic_compare_exchange_n(H64(H_FREE_HINT), &h, (uint64_t)(i + 1), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+                __atomic_fetch_and(H64(H_FREE_GROUPS + 8 * ((i >> 6) >> 6)), ~(1ull << ((i >> 6) & 63)), __ATOMIC_SEQ_CST);
+                for (long k = i - 63; k <= i; k++) checks += __atomic_load_n((uint64_t *)slot_of(k), __ATOMIC_SEQ_CST) == 0;
+            }
+            *(uint32_t *)((unsigned char *)st + 24) = ADDR_BYTES;                    /* the fill, plain */
+            fill_address(address, i);
+            memcpy((unsigned char *)st + 32, address, ADDR_BYTES);
+            *(uint64_t *)((unsigned char *)st + 16) = ~0ull;
+            st[1] = x;                                                                /* the key's hash, for a move */
+            place(last->hash, last->buckets, x, (uint64_t)i + 1);
+            checks += __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST) == state;
+            __atomic_store_n(&s->map[i - s->first], (uint64_t)i, __ATOMIC_RELEASE);
+            const uint64_t journal = __atomic_load_n(H64(H_ATTACHER + 8), __ATOMIC_RELAXED);
+            __atomic_store_n(H64(H_ATTACHER + 8), journal | 1, __ATOMIC_RELEASE);
+            uint64_t claimed = 1, committed = 3;
+            __atomic_compare_exchange_n(st, &claimed, 3, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            __atomic_store_n(H64(H_ATTACHER + 8), journal + 2, __ATOMIC_RELEASE);
+            __atomic_compare_exchange_n(st, &committed, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            __atomic_store_n(H64(H_ATTACHER + 48), *H64(H_ATTACHER + 48) + 1, __ATOMIC_RELEASE);
+            *H64(H_ATTACHER + 40) = 0;
+            __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+        }
+        per_pass[p] = (now_ns() - t0) / (double)n;
+        cpu_per_pass[p] = (thread_cpu_ns() - c0) / (double)n;
+    }
+#undef H64
+    sink ^= checks + w0 + w1 + w2 + w3;
+    printf("# %ld inserts with shmav's atomics and lines into an AV created with %ld slots, %ld operations of other work "
+        "each, %ld passes; %ld growths, %ld entries moved: %.1f ns a moved entry, segments %.1f ns a new slot\n",
+        n, first, work, passes, growths, migrated, migrated ? migrate_ns / (double)migrated : 0,
+        growths ? grow_ns / ((double)n * (double)passes - (double)first * (double)passes) : 0);
+    printf("result insert_grow_first%ld %.2f ns/op\n", first, median(per_pass, (size_t)passes));
+    printf("result insert_grow_first%ld_cpu %.2f ns/op\n", first, median(cpu_per_pass, (size_t)passes));
+    while (segment_count > 0) { segment_count--; munmap(segments[segment_count].base, segments[segment_count].bytes); }
+    munmap(header, 8192);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] [--handle] | bandwidth MB [--passes P] | latency MB [--loads L] | "
-            "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh] [--exclusive]\n",
+            "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh] [--exclusive] | "
+            "insert-grow N [--first C] [--work W] [--passes P]\n",
             argv[0]);
         return 2;
     }
@@ -505,13 +694,14 @@ int main(int argc, char **argv)
     const int first_option = strcmp(mode, "lookup") ? 3 : 4;
     const long least = strcmp(mode, "insert") ? 1 : 0; /* insert 0: no hash at all */
     if (size < least || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
-    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0, inserts = 1000000;
+    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0, inserts = 1000000, first = -1;
     int fresh = 0, exclusive = 0, handle = 0;
     for (int a = first_option; a < argc; a++) {
         if (!strcmp(argv[a], "--passes") && a + 1 < argc) passes = atol(argv[++a]);
         else if (!strcmp(argv[a], "--loads") && a + 1 < argc) loads = atol(argv[++a]);
         else if (!strcmp(argv[a], "--work") && a + 1 < argc) work = atol(argv[++a]);
         else if (!strcmp(argv[a], "--inserts") && a + 1 < argc) inserts = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--first") && a + 1 < argc) first = atol(argv[++a]);
         else if (!strcmp(argv[a], "--fresh")) fresh = 1;
         else if (!strcmp(argv[a], "--exclusive")) exclusive = 1;
         else if (!strcmp(argv[a], "--handle") && !strcmp(mode, "lookup")) handle = 1;
@@ -526,6 +716,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "latency")) return latency(size, loads);
     if (!strcmp(mode, "insert")) return insert(size, work, passes);
     if (!strcmp(mode, "insert-shmav")) return insert_shmav(size, inserts, work, passes, fresh, exclusive);
+    if (!strcmp(mode, "insert-grow")) return insert_grow(size, first < 0 ? size : first, work, passes);
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
 }
