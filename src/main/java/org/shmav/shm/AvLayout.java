@@ -243,6 +243,12 @@ public final class AvLayout
         return k == 0 ? firstCapacity : Math.min(1L << (log2G + k), maxCapacity);
     }
 
+    /** The segment holding slot {@code index} (below {@link #capacity()}). */
+    public int segment(final long index)
+    {
+        return index < firstCapacity ? 0 : segmentOf(index);
+    }
+
     /** The segment holding slot {@code index}, at least {@link #firstCapacity()}: one shift, one leading-zero count. */
     private int segmentOf(final long index)
     {

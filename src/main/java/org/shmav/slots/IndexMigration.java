@@ -49,6 +49,12 @@ final class IndexMigration
      * through {@code m} ({@link FirstViews}).
      */
     private final FirstViews firstViews;
+    /**
+     * For each segment, the view of {@link #firstViews} that covers its slots: one array load for a slot,
+     * where a search of the views took branches that mispredict at random slots (a copy reads its slots at
+     * random), twice for each entry it moves.
+     */
+    private final Memory[] slotViews;
     private final AvLayout layout;
     private final DedupIndex index;
     private final Recovery recovery;
@@ -63,6 +69,12 @@ final class IndexMigration
         this.m = m;
         this.firstViews = firstViews;
         this.layout = layout;
+        this.slotViews = new Memory[layout.segments()];
+        for (int k = 0; k < slotViews.length; k++)
+        {
+            final long slots = layout.segmentEnd(k) - layout.segmentFirst(k);
+            slotViews[k] = firstViews.covering((int)layout.segmentSlotsOffset(k), (int)(slots * layout.slotLength()));
+        }
         this.index = index;
         this.recovery = recovery;
         this.crowdCheckEvery = (int)Math.max(1, Math.min(CROWD_CHECK_EVERY, layout.hashBuckets() >>> 6));
@@ -235,8 +247,7 @@ final class IndexMigration
             final long i = liveSlotOf(source.getLong((int)(from + b * Long.BYTES)), a);
             if (i >= 0)
             {
-                final int slot = layout.slot(i);
-                kept ^= firstViews.covering(slot, layout.slotLength()).getLong(slot + STATE_OFFSET);
+                kept ^= slotViews[layout.segment(i)].getLong(layout.slot(i) + STATE_OFFSET);
             }
         }
         return kept;
@@ -298,7 +309,7 @@ final class IndexMigration
             return index.stale() ? STOPPED_STALE : 0;
         }
         final int slot = layout.slot(i);
-        final Memory sm = firstViews.covering(slot, layout.slotLength());
+        final Memory sm = slotViews[layout.segment(i)];
         final long before = sm.getLongAcquire(slot + STATE_OFFSET);
         final int st = state(before);
         if (st != CLAIMED && st != PUBLISHING && !(st == VALID && payload(before) > 0))
