@@ -30,6 +30,8 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
     long creatorPid)
 {
     private static final long POLL_MILLIS = 10;
+    /** How long a job file being written may go without its creator's lock before its creator counts as gone. */
+    static final long UNHELD_MILLIS = 250;
 
     /** Reads the job file {@code file} from a new read-only channel: for tools, never in a participant's JVM. */
     public static Optional<JobRecord> read(final Path file) throws IOException
@@ -47,14 +49,24 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
     /**
      * {@link #read(Path)}, waiting up to {@code waitMillis} while the file is being written: a job file
      * that beat this process to its name may have been created a moment ago by another job's process (two
-     * jobs started together), which names its job once it has written it. Empty when there is no file.
+     * jobs started together), which names its job once it has written it. A file being written whose
+     * creator holds no lock for {@value #UNHELD_MILLIS} ms is not waited for longer: its creator died
+     * before it wrote its job (it locks participant 0's byte right after it creates the file). Empty when
+     * there is no file.
      */
     public static Optional<JobRecord> readRecorded(final Path file, final long waitMillis) throws IOException
     {
         final long deadline = System.nanoTime() + waitMillis * 1_000_000;
+        long unheldSince = 0;
         Optional<JobRecord> r = read(file);
         while (r.isPresent() && r.get().job() == null && System.nanoTime() - deadline < 0)
         {
+            final long now = System.nanoTime();
+            unheldSince = r.get().running() > 0 ? 0 : unheldSince != 0 ? unheldSince : now;
+            if (unheldSince != 0 && now - unheldSince >= UNHELD_MILLIS * 1_000_000)
+            {
+                break;
+            }
             try
             {
                 Thread.sleep(POLL_MILLIS);

@@ -82,4 +82,23 @@ class JobSetupTest
                 e.getMessage().contains("it belongs to job 'avrun-1-b' (avrun), which is running"), e.getMessage());
         }
     }
+
+    /**
+     * A launcher killed after it created the job file and before it wrote its job leaves the file unwritten
+     * and its lock free: the refusal of the same job run again sends the user to gc without waiting out
+     * the {@value JobSetup#CLAIMING_MILLIS} ms a live creator gets (it waited all of them).
+     */
+    @Test
+    void shouldReferALaunchAtOnceToGcWhenTheLauncherThatClaimedTheNameDiedBeforeWritingItsJob() throws Exception
+    {
+        Files.write(JobFile.path(dir, NAME), new byte[JobFile.SLOTS_START + 4]); // created, never written, no lock
+        final JobSpec spec = new JobSpec(4, NAME, dir, false, Duration.ofSeconds(60), List.of("true"));
+        final long start = System.nanoTime();
+        final Job.SetupException e = assertThrows(Job.SetupException.class,
+            () -> JobSetup.claim(spec, new PrintStream(PrintStream.nullOutputStream())));
+        final long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(e.getMessage().contains("was left by a job, which is over") && e.getMessage().contains(" gc"),
+            e.getMessage());
+        assertTrue(millis < JobSetup.CLAIMING_MILLIS / 2, "refused after " + millis + " ms");
+    }
 }
