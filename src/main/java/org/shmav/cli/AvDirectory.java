@@ -18,6 +18,7 @@ import org.shmav.job.JobFile;
 import org.shmav.slots.Region;
 import org.shmav.shm.AvLockFile;
 import org.shmav.shm.AvName;
+import org.shmav.shm.FileOwnership;
 import org.shmav.shm.SharedAvFile;
 import org.shmav.slots.ToolAccess;
 
@@ -209,6 +210,22 @@ final class AvDirectory
             return new CliException(ExitCode.NOT_AN_AV, file + " is not a valid shmav AV: " + reason(e));
         }
         return new CliException(CliException.exitCodeOf(e), reason(e));
+    }
+
+    /**
+     * {@link #asCliException(Path, FabricException)} for a command that writes, with {@code --group} or
+     * without: the library's advice for another user's AV names the API's groupAccess, the option here.
+     */
+    static CliException asCliException(final Path file, final FabricException e, final boolean groupAccess)
+    {
+        final CliException c = asCliException(file, e);
+        final String reason = reason(e);
+        if (e.errno() != FiErrno.EACCES || groupAccess || !reason.endsWith(FileOwnership.GROUP_ADVICE))
+        {
+            return c;
+        }
+        return new CliException(c.exitCode(), reason.substring(0, reason.length() - FileOwnership.GROUP_ADVICE.length()) +
+            "; if it is your group's AV, add --group");
     }
 
     /** The library's message without the call and errno prefix, for one-line reports. */

@@ -59,6 +59,9 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
     @Option(names = {"-q", "--quiet"}, description = "print only the failures and the summary")
     private boolean quiet;
 
+    @Option(names = "--group", description = "write a group AV (create --group) that another user of its group owns")
+    private boolean groupAccess;
+
     @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
@@ -80,7 +83,7 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
         final org.shmav.shm.AddrShape shape = AvDirectory.shapeOf(file);
         final List<Line> lines = parse(new AddressParser(shape));
         try (Domain domain = Domain.open(AvDirectory.domainFor(shape).shmDirectory(dir.path()).build());
-             AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))
+             AddressVector av = domain.openAv(AvAttr.builder().name(name).groupAccess(groupAccess).build()))
         {
             final InsertReport report = new InsertReport(name, av.attr().type());
             insertAll(av, lines, report);
@@ -105,7 +108,7 @@ final class InsertCommand extends AvCommand implements Callable<Integer>
         }
         catch (final FabricException e)
         {
-            throw AvDirectory.asCliException(file, e);
+            throw AvDirectory.asCliException(file, e, groupAccess);
         }
     }
 

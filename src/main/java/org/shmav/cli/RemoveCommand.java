@@ -37,6 +37,9 @@ final class RemoveCommand extends AvCommand implements Callable<Integer>
     @Option(names = "--fi-addr", paramLabel = "N", description = "the entry's fi_addr instead (0x... for a map AV)")
     private String fiAddrText;
 
+    @Option(names = "--group", description = "write a group AV (create --group) that another user of its group owns")
+    private boolean groupAccess;
+
     @Option(names = "--json", description = "print JSON (schema in docs/cli.md) instead of text")
     private boolean json;
 
@@ -52,7 +55,7 @@ final class RemoveCommand extends AvCommand implements Callable<Integer>
         final Path file = dir.existingFileOf(name);
         final org.shmav.shm.AddrShape shape = AvDirectory.shapeOf(file);
         try (Domain domain = Domain.open(AvDirectory.domainFor(shape).shmDirectory(dir.path()).build());
-             AddressVector av = domain.openAv(AvAttr.builder().name(name).build()))
+             AddressVector av = domain.openAv(AvAttr.builder().name(name).groupAccess(groupAccess).build()))
         {
             final long fiAddr = address != null ? find(av, shape) : parseFiAddr();
             final AvSnapshot.Entry before = EntriesAt.read(file, new long[] {fiAddr})[0];
@@ -80,7 +83,7 @@ final class RemoveCommand extends AvCommand implements Callable<Integer>
         }
         catch (final FabricException e)
         {
-            throw AvDirectory.asCliException(file, e);
+            throw AvDirectory.asCliException(file, e, groupAccess);
         }
     }
 

@@ -46,9 +46,9 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
     {
         final long now = System.currentTimeMillis();
         out().printf("AV '%s' (%s)%n", s.name(), s.file());
-        out().printf("  type %s (%s), format %s (%s, %d bytes), capacity %d, count %d%n", s.typeName(),
-            s.layout().avType().fiName(), s.formatName(), s.layout().addrFormat().fiName(), s.layout().addrLen(),
-            s.layout().capacity(), s.count());
+        out().printf("  type %s (%s), format %s (%s, %s%d bytes), capacity %d, count %d%n", s.typeName(),
+            s.layout().avType().fiName(), s.formatName(), s.layout().addrFormat().fiName(),
+            s.layout().shape().varying() ? "up to " : "", s.layout().addrLen(), s.layout().capacity(), s.count());
         out().printf("  segments %d (created with %s, grows to at most %d)%n", s.layout().segments(),
             Text.count(s.layout().firstCapacity(), "slot", "slots"), s.layout().maxCapacity());
         out().printf("  layout %d.%d, %d bytes, created %s (%s ago) by pid %d, %s%s%n", s.version() >>> 16,

@@ -24,6 +24,9 @@ import org.shmav.FiErrno;
  */
 public final class FileOwnership
 {
+    /** How the refusal of another user's AV ends for an opener without group access: the API's way in (the CLI names its own). */
+    public static final String GROUP_ADVICE = "; if it is your group's AV, open it with groupAccess";
+
     private static final int PAGE = 4096;
     /** Pages per gathering write: a pipe holds 64 KiB, and IOV_MAX is 1024. */
     private static final int BATCH = 1024;
@@ -59,7 +62,7 @@ public final class FileOwnership
         throw new FabricException(FiErrno.EACCES, String.format(
             "named AV '%s' (%s) belongs to uid=%d gid=%d mode=%04o, not to this user (uid=%d): a writer never " +
             "writes a file another user controls. Remove it (as its owner) or pick another name%s", name, file, uid,
-            gid, mode, me.uid(), groupAccess ? "" : "; if it is your group's AV, open it with groupAccess"));
+            gid, mode, me.uid(), groupAccess ? "" : GROUP_ADVICE));
     }
 
     /**

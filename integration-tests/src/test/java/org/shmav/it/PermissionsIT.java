@@ -1,6 +1,7 @@
 package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -85,6 +86,40 @@ class PermissionsIT
         assertEquals("errno=" + FiErrno.EACCES, probe(MALLORY, MALLORY, "", "open-rw", "team0660"));
         assertEquals("errno=" + FiErrno.EACCES, probe(MALLORY, MALLORY, "", "open-ro", "team0660"));
         assertEquals("ok count=3", probe(ALICE, GROUP, "", "open-rw", "team0660"), "the creator sees the member's insert");
+    }
+
+    /**
+     * The CLI writes a group AV that another member of the group created when asked with {@code --group},
+     * as the API does with groupAccess; without it, it refuses, and says to add {@code --group} (the
+     * library's advice names the API's groupAccess). Both insert and remove had no way to do it.
+     */
+    @Test
+    void shouldLetTheCliWriteAnotherMembersGroupAvWithGroup() throws Exception
+    {
+        assertEquals("ok count=1", probe(ALICE, GROUP, "", "create-group", "teamcli"));
+        final String refused = cli(BOB, "insert", "teamcli", "10.0.0.9:5000");
+        assertTrue(refused.startsWith("exit=8 ") && refused.contains("add --group") && // 8: permission denied
+            !refused.contains("groupAccess"), refused);
+        final String inserted = cli(BOB, "insert", "teamcli", "10.0.0.9:5000", "--group");
+        assertTrue(inserted.startsWith("exit=0") && inserted.contains("10.0.0.9:5000: inserted at fi_addr 1"), inserted);
+        final String removed = cli(BOB, "remove", "teamcli", "10.0.0.9:5000", "--group");
+        assertTrue(removed.startsWith("exit=0") && removed.contains("count now 1"), removed);
+    }
+
+    /** Runs the shmav CLI as {@code uid} (in the group) on the test's directory: "exit=N" and its output. */
+    private static String cli(final int uid, final String... args) throws Exception
+    {
+        final List<String> prefix = List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh", "setpriv",
+            "--reuid=" + uid, "--regid=" + uid, "--groups=" + GROUP, "--");
+        final List<String> command = new java.util.ArrayList<>(List.of(args));
+        command.addAll(List.of("--dir", avDir.toString()));
+        try (ChildJvm child = ChildJvm.start(prefix, classpath, Map.of("HOME", "/"), org.shmav.cli.ShmavCli.class,
+            base.resolve("out"), command.toArray(String[]::new)))
+        {
+            final int exit = child.waitFor(Duration.ofSeconds(60));
+            System.out.println("PermissionsIT: uid=" + uid + " shmav " + String.join(" ", args) + " -> exit " + exit);
+            return "exit=" + exit + " " + child.output();
+        }
     }
 
     /** Runs {@link Probe} as uid/gid (umask 077) and returns its RESULT. */
