@@ -44,7 +44,7 @@ record AvSnapshot(
     }
 
     /** One VALID slot. {@code userId} is {@link Fi#ADDR_NOTAVAIL} when unset. */
-    record Entry(long index, long fiAddr, long generation, String address, long userId, long refs)
+    record Entry(long index, long fiAddr, long generation, String address, long userId, long refs, long authKey)
     {
     }
 
@@ -122,7 +122,9 @@ record AvSnapshot(
         final String text = Addresses.text(region.layout().addrFormat(), addr);
         final long fiAddr = region.layout().avType() == org.shmav.AvType.MAP ? region.storedMapBase() + i : i;
         final long refs = SlotDescriptor.state(word) == SlotDescriptor.VALID ? SlotDescriptor.payload(word) : 1; // committed: its owner's
-        return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, refs);
+        final long authKey = table.authKeyOf(i); // the auth-key handle the entry is bound to, -1 for none
+        return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, refs,
+            authKey == Long.MIN_VALUE ? -1 : authKey);
     }
 
     private static List<Attacher> attachers(final Memory m, final AvLayout layout, final Liveness liveness)

@@ -71,11 +71,22 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
             out().println("  no entries");
             return;
         }
-        final Text.Table entries = new Text.Table("FI_ADDR", "ADDRESS", "USER_ID", "REFS");
+        // An AV with auth keys may hold one address once per key: the AUTH_KEY column tells them apart.
+        final boolean keys = s.layout().authKeysCapacity() > 0;
+        final Text.Table entries = keys ? new Text.Table("FI_ADDR", "ADDRESS", "AUTH_KEY", "USER_ID", "REFS")
+            : new Text.Table("FI_ADDR", "ADDRESS", "USER_ID", "REFS");
         for (final AvSnapshot.Entry e : s.entries())
         {
-            entries.row(fiAddrText(s, e), e.address(), e.userId() == Fi.ADDR_NOTAVAIL ? "-" : Long.toString(e.userId()),
-                e.refs());
+            final String userId = e.userId() == Fi.ADDR_NOTAVAIL ? "-" : Long.toString(e.userId());
+            if (keys)
+            {
+                entries.row(fiAddrText(s, e), e.address(), e.authKey() < 0 ? "-" : Long.toString(e.authKey()), userId,
+                    e.refs());
+            }
+            else
+            {
+                entries.row(fiAddrText(s, e), e.address(), userId, e.refs());
+            }
         }
         entries.print(out(), "");
     }
@@ -134,6 +145,7 @@ final class ShowCommand extends AvCommand implements Callable<Integer>
             em.put("fiAddr", e.fiAddr());
             em.put("address", e.address());
             em.put("userId", e.userId() == Fi.ADDR_NOTAVAIL ? null : e.userId());
+            em.put("authKey", e.authKey() < 0 ? null : e.authKey());
             em.put("refs", e.refs());
             entries.add(em);
         }
