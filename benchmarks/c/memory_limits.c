@@ -63,6 +63,15 @@
  *       Prints the median pass per insert (elapsed and _cpu) and the moved entries' and new segments'
  *       share. C = 1 against C = N says what growth costs at the memory system's pace; org.shmav.bench
  *       .GrowthCpu measures shmav the same way.
+ *   memory_limits insert-writers P [--inserts N] [--run R | --spread] [--work W] [--passes K]
+ *       Writer scaling at the memory system's pace: P forked processes, N inserts each (default 1M) with
+ *       insert-shmav's atomics and lines, all into one shared region or each into a region of its own,
+ *       alternating, K rounds (default 5). Claims: one locked add on the shared hint per claim (R = 1,
+ *       the default: two writers at one frontier, as shmav's lowest-free-index rule with one call per
+ *       address), per run of R slots (a batch's runs: then also the handle lock once a run and the
+ *       buckets of 16 keys loaded together, as a batch call does), or --spread, each writer in a part of the region
+ *       of its own (shmav's lowestIndex(false)). Prints each round's two throughputs, their ratio and the
+ *       CPU time per insert: the model of org.shmav.bench.MultiWriter's rows.
  *
  * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
  * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
@@ -85,6 +94,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -680,12 +690,175 @@ static int insert_grow(long n, long first, long work, long passes)
     return 0;
 }
 
+/*
+ * Writer scaling at the memory system's pace: P processes each make N inserts with insert-shmav's
+ * atomics and lines, claiming runs of R slots (one locked add on the shared hint a run, as a batch's
+ * run reservation), either all into one region (one hash, one slot table, the runs of different
+ * writers side by side) or each into a region of its own. Each writer touches its whole mapping before
+ * the start, as an attach does. Prints per round the throughput of both and their ratio, and the CPU
+ * time per insert, the figures org.shmav.bench.MultiWriter gives for shmav's writer JVMs.
+ */
+struct region {
+    unsigned char *base;
+    size_t bytes;
+    uint64_t *hash, *map;
+    unsigned char *header, *slots;
+    uint64_t buckets;
+};
+
+static struct region new_region(long slots)
+{
+    struct region r;
+    r.buckets = 1;
+    while (r.buckets < 2 * (uint64_t)slots) r.buckets <<= 1;
+    const size_t header = 8192, slot_at = header, map_at = slot_at + align4k((size_t)slots * 64),
+        hash_at = map_at + align4k((size_t)slots * 8);
+    r.bytes = hash_at + 8 * r.buckets;
+    r.base = map_shm_written(r.bytes);
+    r.header = r.base;
+    r.slots = r.base + slot_at;
+    r.map = (uint64_t *)(r.base + map_at);
+    r.hash = (uint64_t *)(r.base + hash_at);
+    memset(r.map, 0xFF, (size_t)slots * 8);
+    return r;
+}
+
+/* One writer's N inserts into r, runs of `run` slots from the hint; returns CPU ns per insert. */
+static double writer_inserts(const struct region *r, int writer, long n, long run, long work, int spread, double *t0,
+    double *t1)
+{
+    unsigned char *header = r->header;
+    uint64_t lock_word = 0, checks = 0, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    uint64_t x = 88172645463325252ull ^ ((uint64_t)(writer + 1) * 0x9E3779B97F4A7C15ull);
+    unsigned char address[ADDR_BYTES];
+    const size_t attacher = 4096 + 64 * (size_t)(writer + 1);
+    long next = spread ? writer * n : 0, end = spread ? (writer + 1) * n : 0; /* spread: a run of its own, far from the others' */
+#define H64(off) ((uint64_t *)(header + (off)))
+    *t0 = now_ns();
+    const double c0 = thread_cpu_ns();
+    uint64_t ahead[16];
+    for (long k = 0; k < n; k++) {
+        if (run > 1 && (k & 15) == 0) { /* a batch: the next 16 keys hashed and their buckets loaded together */
+            for (int a = 0; a < 16; a++) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                ahead[a] = x;
+                checks += r->hash[(uint64_t)(((unsigned __int128)x * r->buckets) >> 64)];
+            }
+        }
+        if (run > 1) x = ahead[k & 15];
+        else { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }
+        for (long q = 0; q < work / 4; q++) WORK4(w0, w1, w2, w3);
+        uint64_t unlocked = 0;
+        if (run == 1 || next == end) /* a batch takes the handle lock once a call (a run here) */
+            __atomic_compare_exchange_n(&lock_word, &unlocked, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        checks += __atomic_load_n(H64(attacher), __ATOMIC_RELAXED);
+        checks += __atomic_load_n((uint32_t *)(header + H_SEGMENT_COUNT), __ATOMIC_ACQUIRE);
+        *H64(attacher + 40) = 1;
+        const uint64_t state = __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST);
+        uint64_t *b = &r->hash[(uint64_t)(((unsigned __int128)x * r->buckets) >> 64)];
+        const uint64_t seen = __atomic_load_n(b, __ATOMIC_SEQ_CST);
+        if (next == end) { /* a new run: the hint moved past it */
+            next = (long)__atomic_fetch_add(H64(H_FREE_HINT), (uint64_t)run, __ATOMIC_SEQ_CST);
+            end = next + run;
+        }
+        const long i = next++;
+        uint64_t *st = (uint64_t *)(r->slots + (size_t)i * 64);
+        checks += __atomic_load_n(&r->map[i], __ATOMIC_RELAXED) == ~0ull;
+        uint64_t free_word = __atomic_load_n(st, __ATOMIC_SEQ_CST);
+        __atomic_compare_exchange_n(st, &free_word, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *(uint32_t *)((unsigned char *)st + 24) = ADDR_BYTES;
+        fill_address(address, i);
+        memcpy((unsigned char *)st + 32, address, ADDR_BYTES);
+        *(uint64_t *)((unsigned char *)st + 16) = ~0ull;
+        *(uint64_t *)((unsigned char *)st + 8) = ~0ull;
+        uint64_t empty = __atomic_load_n(b, __ATOMIC_SEQ_CST);
+        __atomic_compare_exchange_n(b, &empty, seen + (uint64_t)i + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        checks += __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST) == state;
+        __atomic_store_n(&r->map[i], (uint64_t)i, __ATOMIC_RELEASE);
+        const uint64_t journal = __atomic_load_n(H64(attacher + 8), __ATOMIC_RELAXED);
+        __atomic_store_n(H64(attacher + 8), journal | 1, __ATOMIC_RELEASE);
+        uint64_t claimed = 1, committed = 3;
+        __atomic_compare_exchange_n(st, &claimed, 3, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        __atomic_store_n(H64(attacher + 8), journal + 2, __ATOMIC_RELEASE);
+        __atomic_compare_exchange_n(st, &committed, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        __atomic_store_n(H64(attacher + 48), *H64(attacher + 48) + 1, __ATOMIC_RELEASE);
+        *H64(attacher + 40) = 0;
+        if (run == 1 || next == end) __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+    }
+#undef H64
+    *t1 = now_ns();
+    sink ^= checks + w0 + w1 + w2 + w3;
+    return (thread_cpu_ns() - c0) / (double)n;
+}
+
+struct writers_result { volatile int ready; volatile int go; double t0[8], t1[8], cpu[8]; };
+
+/* P forked writers of n inserts each into `shared` regions (one for all, or one each); throughput, and mean CPU ns per insert. */
+static double run_writers(int p, long n, long run, long work, int spread, int one_region, double *cpu)
+{
+    struct writers_result *res = mmap(NULL, sizeof *res, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    memset(res, 0, sizeof *res);
+    struct region regions[8];
+    for (int w = 0; w < p; w++) {
+        if (w == 0 || !one_region) regions[w] = new_region(one_region ? (long)p * n : n);
+        else regions[w] = regions[0];
+    }
+    for (int w = 0; w < p; w++) {
+        if (fork() == 0) {
+            uint64_t kept = 0; /* touch the whole mapping, as an attach does */
+            for (size_t at = 0; at < regions[w].bytes; at += 4096) kept ^= *(volatile uint64_t *)(regions[w].base + at);
+            sink ^= kept;
+            __atomic_fetch_add(&res->ready, 1, __ATOMIC_SEQ_CST);
+            while (!__atomic_load_n(&res->go, __ATOMIC_ACQUIRE)) { struct timespec ts = {0, 100000}; nanosleep(&ts, NULL); }
+            res->cpu[w] = writer_inserts(&regions[w], one_region ? w : 0, n, run, work, spread, &res->t0[w], &res->t1[w]);
+            _exit(0);
+        }
+    }
+    const double deadline = now_ns() + 60e9;
+    while (__atomic_load_n(&res->ready, __ATOMIC_SEQ_CST) < p && now_ns() < deadline) {
+        struct timespec ts = {0, 1000000}; nanosleep(&ts, NULL);
+    }
+    __atomic_store_n(&res->go, 1, __ATOMIC_RELEASE);
+    for (int w = 0; w < p; w++) wait(NULL);
+    double first = res->t0[0], last = res->t1[0], cpu_sum = 0;
+    for (int w = 0; w < p; w++) {
+        if (res->t0[w] < first) first = res->t0[w];
+        if (res->t1[w] > last) last = res->t1[w];
+        cpu_sum += res->cpu[w];
+    }
+    *cpu = cpu_sum / p;
+    for (int w = 0; w < p; w++) if (w == 0 || !one_region) munmap(regions[w].base, regions[w].bytes);
+    munmap(res, sizeof *res);
+    return (double)p * (double)n / ((last - first) / 1e9);
+}
+
+static int insert_writers(int p, long n, long run, long work, long rounds, int spread)
+{
+    if (p < 1 || p > 8 || run < 1) { fprintf(stderr, "insert-writers: 1 to 8 writers, --run at least 1\n"); return 2; }
+    printf("# %d writer processes, %ld inserts each with insert-shmav's atomics and lines, %s, "
+        "%ld operations of other work an insert: one shared region against one region each, alternating\n", p, n,
+        spread ? "each claiming in a part of its own (spread claims)" : run > 1 ? "runs of the --run slots from the shared hint"
+        : "each claim a locked add on the shared hint (one frontier)", work);
+    for (long k = 0; k < rounds; k++) {
+        double cpu_one, cpu_own;
+        const double one = k % 2 ? 0 : run_writers(p, n, run, work, spread, 1, &cpu_one);
+        const double own = run_writers(p, n, run, work, spread, 0, &cpu_own);
+        const double one2 = k % 2 ? run_writers(p, n, run, work, spread, 1, &cpu_one) : one;
+        printf("round %ld: one region %.0f inserts/s (CPU %.1f ns an insert), a region each %.0f (CPU %.1f): %.2fx\n",
+            k + 1, one2, cpu_one, own, cpu_own, one2 / own);
+        printf("result insert_writers_p%d_%s%ld_round%ld %.3f ratio\n", p, spread ? "spread" : "run", spread ? 0 : run,
+            k + 1, one2 / own);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: %s lookup N SLOT_BYTES [--passes P] [--handle] | bandwidth MB [--passes P] | latency MB [--loads L] | "
             "insert MB [--work W] [--passes P] | insert-shmav MB [--inserts N] [--work W] [--passes P] [--fresh] [--exclusive] | "
-            "insert-grow N [--first C] [--work W] [--passes P]\n",
+            "insert-grow N [--first C] [--work W] [--passes P] | "
+            "insert-writers P [--inserts N] [--run R | --spread] [--work W] [--passes K]\n",
             argv[0]);
         return 2;
     }
@@ -694,14 +867,16 @@ int main(int argc, char **argv)
     const int first_option = strcmp(mode, "lookup") ? 3 : 4;
     const long least = strcmp(mode, "insert") ? 1 : 0; /* insert 0: no hash at all */
     if (size < least || argc < first_option) { fprintf(stderr, "missing or bad size\n"); return 2; }
-    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0, inserts = 1000000, first = -1;
-    int fresh = 0, exclusive = 0, handle = 0;
+    long passes = strcmp(mode, "lookup") ? 5 : 10, loads = 4000000, work = 0, inserts = 1000000, first = -1, run = 1;
+    int fresh = 0, exclusive = 0, handle = 0, spread = 0;
     for (int a = first_option; a < argc; a++) {
         if (!strcmp(argv[a], "--passes") && a + 1 < argc) passes = atol(argv[++a]);
         else if (!strcmp(argv[a], "--loads") && a + 1 < argc) loads = atol(argv[++a]);
         else if (!strcmp(argv[a], "--work") && a + 1 < argc) work = atol(argv[++a]);
         else if (!strcmp(argv[a], "--inserts") && a + 1 < argc) inserts = atol(argv[++a]);
         else if (!strcmp(argv[a], "--first") && a + 1 < argc) first = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--run") && a + 1 < argc) run = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--spread")) spread = 1;
         else if (!strcmp(argv[a], "--fresh")) fresh = 1;
         else if (!strcmp(argv[a], "--exclusive")) exclusive = 1;
         else if (!strcmp(argv[a], "--handle") && !strcmp(mode, "lookup")) handle = 1;
@@ -716,6 +891,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "latency")) return latency(size, loads);
     if (!strcmp(mode, "insert")) return insert(size, work, passes);
     if (!strcmp(mode, "insert-shmav")) return insert_shmav(size, inserts, work, passes, fresh, exclusive);
+    if (!strcmp(mode, "insert-writers")) return insert_writers((int)size, inserts, run, work, passes, spread);
     if (!strcmp(mode, "insert-grow")) return insert_grow(size, first < 0 ? size : first, work, passes);
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
