@@ -122,7 +122,7 @@ record AvSnapshot(
         final String text = Addresses.text(region.layout().addrFormat(), addr);
         final long fiAddr = region.layout().avType() == org.shmav.AvType.MAP ? region.storedMapBase() + i : i;
         final long refs = SlotDescriptor.state(word) == SlotDescriptor.VALID ? SlotDescriptor.payload(word) : 1; // committed: its owner's
-        final long authKey = table.authKeyOf(i); // the auth-key handle the entry is bound to, -1 for none
+        final long authKey = table.authKeyOf(i); // the index of the auth key the entry is bound to, -1 for none
         return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, refs,
             authKey == Long.MIN_VALUE ? -1 : authKey);
     }
