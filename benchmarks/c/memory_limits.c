@@ -512,6 +512,26 @@ static int insert_shmav(long megabytes, long n, long work, long passes, int fres
 }
 
 /*
+ * An insert's steps after its bucket is placed, as insert-shmav makes them: map_addr[i] (release), the
+ * journal's op (release), the commit CAS CLAIMED -> PUBLISHING, the journal's count, the publish CAS
+ * PUBLISHING -> VALID(1), the writer's published counter, its phase hint cleared. `attacher` is the
+ * writer's attacher line (journal at 8, phase at 40, published at 48).
+ */
+static inline void commit_publish(uint64_t *st, uint64_t *map_entry, uint64_t i, unsigned char *attacher)
+{
+    uint64_t *journal_word = (uint64_t *)(attacher + 8), *published = (uint64_t *)(attacher + 48);
+    __atomic_store_n(map_entry, i, __ATOMIC_RELEASE);
+    const uint64_t journal = __atomic_load_n(journal_word, __ATOMIC_RELAXED);
+    __atomic_store_n(journal_word, journal | 1, __ATOMIC_RELEASE);
+    uint64_t claimed = 1, committed = 3;
+    __atomic_compare_exchange_n(st, &claimed, 3, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    __atomic_store_n(journal_word, journal + 2, __ATOMIC_RELEASE);
+    __atomic_compare_exchange_n(st, &committed, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    __atomic_store_n(published, *published + 1, __ATOMIC_RELEASE);
+    *(uint64_t *)(attacher + 40) = 0;
+}
+
+/*
  * The growth model: insert-shmav's per-insert atomics and lines into an AV whose segment 0 holds `first`
  * slots and which grows as shmav's named AV does (shm-layout.md, GROWTH): when full, a new segment of as
  * many slots again is appended (a file written whole with zeros, read once a page, map_addr set to all
@@ -663,15 +683,7 @@ static int insert_grow(long n, long first, long work, long passes)
             st[1] = x;                                                                /* the key's hash, for a move */
             place(last->hash, last->buckets, x, (uint64_t)i + 1);
             checks += __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST) == state;
-            __atomic_store_n(&s->map[i - s->first], (uint64_t)i, __ATOMIC_RELEASE);
-            const uint64_t journal = __atomic_load_n(H64(H_ATTACHER + 8), __ATOMIC_RELAXED);
-            __atomic_store_n(H64(H_ATTACHER + 8), journal | 1, __ATOMIC_RELEASE);
-            uint64_t claimed = 1, committed = 3;
-            __atomic_compare_exchange_n(st, &claimed, 3, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-            __atomic_store_n(H64(H_ATTACHER + 8), journal + 2, __ATOMIC_RELEASE);
-            __atomic_compare_exchange_n(st, &committed, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-            __atomic_store_n(H64(H_ATTACHER + 48), *H64(H_ATTACHER + 48) + 1, __ATOMIC_RELEASE);
-            *H64(H_ATTACHER + 40) = 0;
+            commit_publish(st, &s->map[i - s->first], (uint64_t)i, header + H_ATTACHER);
             __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
         }
         per_pass[p] = (now_ns() - t0) / (double)n;
@@ -774,15 +786,7 @@ static double writer_inserts(const struct region *r, int writer, long n, long ru
         uint64_t empty = __atomic_load_n(b, __ATOMIC_SEQ_CST);
         __atomic_compare_exchange_n(b, &empty, seen + (uint64_t)i + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         checks += __atomic_load_n(H64(H_INDEX_STATE), __ATOMIC_SEQ_CST) == state;
-        __atomic_store_n(&r->map[i], (uint64_t)i, __ATOMIC_RELEASE);
-        const uint64_t journal = __atomic_load_n(H64(attacher + 8), __ATOMIC_RELAXED);
-        __atomic_store_n(H64(attacher + 8), journal | 1, __ATOMIC_RELEASE);
-        uint64_t claimed = 1, committed = 3;
-        __atomic_compare_exchange_n(st, &claimed, 3, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        __atomic_store_n(H64(attacher + 8), journal + 2, __ATOMIC_RELEASE);
-        __atomic_compare_exchange_n(st, &committed, ((uint64_t)1 << 4) | STATE_VALID, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        __atomic_store_n(H64(attacher + 48), *H64(attacher + 48) + 1, __ATOMIC_RELEASE);
-        *H64(attacher + 40) = 0;
+        commit_publish(st, &r->map[i], (uint64_t)i, header + attacher);
         if (run == 1 || next == end) __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
     }
 #undef H64

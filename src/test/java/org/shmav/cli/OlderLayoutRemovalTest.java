@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -44,20 +42,9 @@ class OlderLayoutRemovalTest
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err)
+    private CliRun shmav(final String... args)
     {
-    }
-
-    private Run shmav(final String... args)
-    {
-        final String[] all = new String[args.length + 2];
-        System.arraycopy(args, 0, all, 0, args.length);
-        all[args.length] = "--dir";
-        all[args.length + 1] = dir.toString();
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int code = ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), all);
-        return new Run(code, out.toString(), err.toString());
+        return CliRun.in(dir, args);
     }
 
     /** Writes AV {@code name} as the 6.0 EXAMPLE with version word {@code version}, and its lock file. */
@@ -111,7 +98,7 @@ class OlderLayoutRemovalTest
             assertEquals(FiErrno.EINVAL, e.errno());
             assertTrue(e.getMessage().contains("file=6.0") && e.getMessage().contains("'shmav rm old'"), e.getMessage());
         }
-        final Run rm = shmav("rm", "old");
+        final CliRun rm = shmav("rm", "old");
         assertEquals(0, rm.code(), rm.out() + rm.err());
         assertTrue(rm.out().contains("of the older layout 6.0"), rm.out());
         assertTrue(gone("old"), "the AV and its lock file are removed");
@@ -125,14 +112,14 @@ class OlderLayoutRemovalTest
         try
         {
             assertTrue(lock.locks().tryLock(ATTACHER_0), "attacher 0's byte, as its live 6.0 owner holds it");
-            final Run rm = shmav("rm", "held");
+            final CliRun rm = shmav("rm", "held");
             assertEquals(ExitCode.IN_USE.code, rm.code(), rm.out() + rm.err());
             assertTrue(rm.err().contains("is open in live process(es) 6135") && rm.err().contains("'shmav rm held'"),
                 rm.err());
-            final Run gc = shmav("gc", "--grace", "0");
+            final CliRun gc = shmav("gc", "--grace", "0");
             assertTrue(gc.out().contains("kept      held: layout 6.0, open in 1 live writer(s)"), gc.out());
             assertTrue(Files.exists(dir.resolve("held")));
-            final Run forced = shmav("rm", "held", "--force");
+            final CliRun forced = shmav("rm", "held", "--force");
             assertEquals(0, forced.code(), forced.out() + forced.err());
             assertTrue(gone("held"));
         }
@@ -147,7 +134,7 @@ class OlderLayoutRemovalTest
     void shouldLetGcRemoveOneNobodyHolds() throws IOException
     {
         olderAv("idle", 0x00060001);
-        final Run gc = shmav("gc", "--grace", "0");
+        final CliRun gc = shmav("gc", "--grace", "0");
         assertEquals(0, gc.code(), gc.out() + gc.err());
         assertTrue(gc.out().contains("removed   idle: of the older layout 6.1"), gc.out());
         assertTrue(gc.out().contains("1 AV removed") && gc.out().contains("0 other files left alone"), gc.out());
@@ -158,10 +145,10 @@ class OlderLayoutRemovalTest
     void shouldRequireForceWhereLivenessCannotBeTold() throws IOException
     {
         olderAv("ancient", 0x00030000);
-        final Run rm = shmav("rm", "ancient");
+        final CliRun rm = shmav("rm", "ancient");
         assertEquals(ExitCode.IN_USE.code, rm.code(), rm.out() + rm.err());
         assertTrue(rm.err().contains("cannot be told") && rm.err().contains("'shmav rm ancient --force'"), rm.err());
-        final Run gc = shmav("gc", "--grace", "0");
+        final CliRun gc = shmav("gc", "--grace", "0");
         assertTrue(gc.out().contains("kept      ancient: layout 3.0"), gc.out());
         assertTrue(Files.exists(dir.resolve("ancient")));
         try (Domain d = Domain.open(DomainAttr.builder().shmDirectory(dir).build()))
@@ -184,11 +171,11 @@ class OlderLayoutRemovalTest
         Files.write(foreign, bytes);
         for (final String name : new String[] {"newer", "foreign"})
         {
-            final Run rm = shmav("rm", name, "--force");
+            final CliRun rm = shmav("rm", name, "--force");
             assertTrue(rm.code() != 0, rm.out());
             assertTrue(Files.exists(dir.resolve(name)) && Files.exists(dir.resolve(".shmav-lock." + name)), name);
         }
-        final Run gc = shmav("gc", "--grace", "0");
+        final CliRun gc = shmav("gc", "--grace", "0");
         assertTrue(gc.out().contains("2 other files left alone"), gc.out());
         assertTrue(Files.exists(dir.resolve("newer")) && Files.exists(dir.resolve("foreign")));
     }

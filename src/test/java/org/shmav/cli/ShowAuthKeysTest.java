@@ -3,8 +3,6 @@ package org.shmav.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -56,20 +54,14 @@ class ShowAuthKeysTest
             assertTrue(json.contains("\"authKey\": " + i0) && json.contains("\"authKey\": " + i1) &&
                 json.contains("\"authKey\": null"), json);
         }
-        assertEquals(0, ShmavCli.execute(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
-            "create", "plain", "--count", "4", "--dir", dir.toString()));
+        assertEquals(0, CliRun.in(dir, "create", "plain", "--count", "4").code());
         assertTrue(!run("show", "plain").contains("AUTH_KEY"), "no auth keys, no column");
     }
 
     private String run(final String... args)
     {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final String[] all = new String[args.length + 2];
-        System.arraycopy(args, 0, all, 0, args.length);
-        all[args.length] = "--dir";
-        all[args.length + 1] = dir.toString();
-        assertEquals(0, ShmavCli.execute(new PrintWriter(out), new PrintWriter(err), all), err.toString());
-        return out.toString();
+        final CliRun r = CliRun.in(dir, args);
+        assertEquals(0, r.code(), r.err());
+        return r.out();
     }
 }
