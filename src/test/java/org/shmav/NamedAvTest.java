@@ -148,6 +148,30 @@ class NamedAvTest
         }
     }
 
+    /**
+     * A file of another creator with an auth-key size but no key entries: an opener using auth keys is
+     * refused, and told that the file has no room (it said "another auth-key size: caller=16 file=16").
+     */
+    @Test
+    void shouldNameTheMissingKeyRoomWhenAFileHasAKeySizeButNoKeyEntries() throws IOException
+    {
+        open(named("keyless", 16)).close();
+        try (FileChannel ch = FileChannel.open(shm.dir().resolve("keyless"), StandardOpenOption.WRITE))
+        {
+            // as a creator of another implementation may write it: a key size, and no entries for keys
+            ch.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 16),
+                org.shmav.shm.AvFileDescriptor.AUTH_KEY_SIZE_OFFSET);
+        }
+        try (Domain keys = Domain.open(DomainAttr.builder().shmDirectory(shm.dir()).avAuthKey(true).authKeySize(16).build()))
+        {
+            final FabricException e = assertErrno(FiErrno.EINVAL,
+                () -> keys.openAv(AvAttr.builder().name("keyless").build()).close());
+            assertTrue(e.getMessage().contains("no room for auth keys") && !e.getMessage().contains("another auth-key size"),
+                e.getMessage());
+        }
+        open(named("keyless", 16)).close(); // a domain without auth keys still opens it
+    }
+
     @Test
     void shouldRejectReadOnlyOfAMissingNameWithEnoent() throws IOException
     {

@@ -139,10 +139,15 @@ final class NamedAvOpener
             throw invalid("named AV '" + name + "' grows to at most " + layout.maxCapacity() + " entries, fewer than " +
                 "count=" + attr.count() + " (pass 0 to accept the file's; maxCount is set when an AV is created)");
         }
-        if (domain.avAuthKey() && (layout.authKeySize() != domain.authKeySize() || layout.authKeysCapacity() == 0))
+        if (domain.avAuthKey() && layout.authKeySize() != domain.authKeySize())
         {
             throw invalid("named AV '" + name + "' has another auth-key size: caller=" +
                 domain.authKeySize() + " file=" + layout.authKeySize());
+        }
+        if (domain.avAuthKey() && layout.authKeysCapacity() == 0)
+        {
+            throw invalid("named AV '" + name + "' has no room for auth keys (authKeysCapacity 0: its creator " +
+                "used none); open it from a domain without FI_AV_AUTH_KEY, or create another AV");
         }
         final long mapBase = attr.mapAddr() != 0 ? attr.mapAddr() : region.storedMapBase();
         if (region.writer() != null)
