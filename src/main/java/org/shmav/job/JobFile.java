@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Which job a named AV belongs to, and which of its processes are still running: the file
@@ -76,6 +77,8 @@ public final class JobFile implements AutoCloseable
     static final int TEXT_OFFSET = 36;
     /** Where the participants' bytes start. */
     public static final int SLOTS_START = 512;
+    /** How long a creator tries to lock its own byte while other participants' probes hold it for a moment. */
+    static final long CREATOR_LOCK_MILLIS = 500;
     private static final byte[] MAGIC = "shmavjob".getBytes(StandardCharsets.US_ASCII);
 
     private final Path file;
@@ -135,11 +138,17 @@ public final class JobFile implements AutoCloseable
         {
             Files.setPosixFilePermissions(f, MODE); // whatever the umask did
             final JobFile jobFile = new JobFile(f, ch, 0, slots, fileKey(f));
-            jobFile.mine = ch.tryLock(SLOTS_START, 1, false);
+            // Participants polling a file being written probe this byte (a shared lock, released at once),
+            // from the moment the file exists: a creator meeting a probe tries again.
+            final long deadline = System.nanoTime() + CREATOR_LOCK_MILLIS * 1_000_000;
+            while ((jobFile.mine = ch.tryLock(SLOTS_START, 1, false)) == null && System.nanoTime() - deadline < 0)
+            {
+                LockSupport.parkNanos(100_000);
+            }
             if (jobFile.mine == null)
             {
-                throw new IOException("another process locked " + f + " as it was created: " +
-                    LockHolders.describe(f, SLOTS_START));
+                throw new IOException("another process locked " + f + " as it was created, for " + CREATOR_LOCK_MILLIS +
+                    " ms: " + LockHolders.describe(f, SLOTS_START));
             }
             final byte[] launcher = bounded(job.launcher(), 100);
             final byte[] id = bounded(job.id(), SLOTS_START - TEXT_OFFSET - launcher.length);

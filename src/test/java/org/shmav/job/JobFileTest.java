@@ -150,6 +150,28 @@ class JobFileTest
         }
     }
 
+    /**
+     * A follower polling a job file that is still being written probes participant 0's byte (a shared lock,
+     * released at once). A creator whose first lock of that byte met such a probe failed the job with
+     * "another process locked ... as it was created" (LauncherCleanupIT under mpirun, 2026-12-02): it now
+     * tries again for a moment. Creations beside a process probing as fast as it can.
+     */
+    @Test
+    void shouldCreateTheJobFileWhileAnotherProcessProbesItsCreatorsByte() throws Exception
+    {
+        final Path file = JobFile.path(dir, "job7");
+        try (ChildJvm prober = ChildJvm.start(LeaderProber.class, logs, file.toString(), "60"))
+        {
+            prober.awaitOutput("probing", LOCKED_WITHIN);
+            for (int round = 0; round < 300; round++)
+            {
+                final JobFile created = JobFile.create(dir, "job7", JOB, 2); // threw in the first rounds before
+                created.delete();
+                created.close();
+            }
+        }
+    }
+
     /** The last participant removes the job file it joined, never a newer job's file of the same name. */
     @Test
     void shouldNeverRemoveANewerJobsFileOfTheSameName() throws Exception
