@@ -57,13 +57,16 @@ public record JobRecord(Path file, JobId job, int state, int slots, int joined, 
     public static Optional<JobRecord> readRecorded(final Path file, final long waitMillis) throws IOException
     {
         final long deadline = System.nanoTime() + waitMillis * 1_000_000;
-        long unheldSince = 0;
+        long heldAt = System.nanoTime(); // when the creator's lock was last seen held (at first: now)
         Optional<JobRecord> r = read(file);
         while (r.isPresent() && r.get().job() == null && System.nanoTime() - deadline < 0)
         {
             final long now = System.nanoTime();
-            unheldSince = r.get().running() > 0 ? 0 : unheldSince != 0 ? unheldSince : now;
-            if (unheldSince != 0 && now - unheldSince >= UNHELD_MILLIS * 1_000_000)
+            if (r.get().running() > 0)
+            {
+                heldAt = now;
+            }
+            else if (now - heldAt >= UNHELD_MILLIS * 1_000_000)
             {
                 break;
             }
