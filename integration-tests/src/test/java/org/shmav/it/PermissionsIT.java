@@ -2,7 +2,6 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,7 +45,7 @@ class PermissionsIT
     @BeforeAll
     static void setUp() throws Exception
     {
-        assumeTrue(OtherUsers.canRunAs(MALLORY), "needs root and setpriv to run child JVMs as other users " +
+        Require.that("ROOT", OtherUsers.canRunAs(MALLORY), "needs root and setpriv to run child JVMs as other users " +
             "(root bypasses file permissions, so the opener must not be root); running as " + System.getProperty("user.name"));
         base = TestDir.createInShm("robust");
         Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));

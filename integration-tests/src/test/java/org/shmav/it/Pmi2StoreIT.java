@@ -2,7 +2,6 @@ package org.shmav.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +26,7 @@ class Pmi2StoreIT
     @Test
     void shouldGiveEveryRankEveryRanksValueOverAnInheritedDescriptor() throws Exception
     {
-        assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "needs bash for /dev/tcp");
+        Require.that("MPI", Files.isExecutable(Path.of("/bin/bash")), "needs bash for /dev/tcp");
         try (Pmi2TestServer server = Pmi2TestServer.start(3); TestDir logs = TestDir.inTmp("pmi2-store-it-"))
         {
             final List<ChildJvm> tasks = new ArrayList<>();

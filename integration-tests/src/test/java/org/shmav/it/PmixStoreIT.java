@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -156,8 +155,7 @@ class PmixStoreIT
      */
     private static String mpirun(final String hosts, final List<String> args, final boolean succeed) throws Exception
     {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root: fakessh makes simulated nodes " +
-            "with unshare and mount; running as " + System.getProperty("user.name"));
+        Require.root("fakessh makes simulated nodes with unshare and mount");
         final List<String> command = new ArrayList<>(List.of(MpiLaunchersIT.Launcher.OPEN_MPI.binary().toString(),
             "--allow-run-as-root", "--mca", "plm_rsh_agent", FAKESSH.toString(), "--host", hosts, "-np", "4",
             Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",

@@ -3,7 +3,6 @@ package org.shmav.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -52,9 +51,8 @@ class ReadOnlyLockerIT
     @Test
     void shouldLetNoReadOnlyUserStopWritersOrHideADeadOne() throws Exception
     {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to run a child JVM as another " +
-            "user (setpriv); running as " + System.getProperty("user.name"));
-        assumeTrue(OtherUsers.canRunAs(READER), "needs setpriv to run child JVMs as other users");
+        Require.root("to run a child JVM as another user (setpriv)");
+        Require.that("ROOT", OtherUsers.canRunAs(READER), "needs setpriv to run child JVMs as other users");
         base = TestDir.createInShm("robust");
         OtherUsers.run("chmod", "0755", base.toString());
         final Path avs = Files.createDirectories(base.resolve("avs"));
