@@ -153,7 +153,7 @@ final class AvLifecycle
         }
     }
 
-    /** {@code AddressVector.recover}: recovers dead writers' entries and finishes an orphaned migration. */
+    /** {@code AddressVector.recover}: recovers dead writers' entries, repairs slots held by no writer, finishes an orphaned migration. */
     int recover()
     {
         checkOpen();
@@ -165,7 +165,8 @@ final class AvLifecycle
             return faults.guarded(() ->
             {
                 final Region r = regions.follow();
-                return r.table().recoverDead() + (r.table().finishOrphanedMigration(r.writer()) ? 1 : 0);
+                return r.table().recoverDead() + r.table().repairOrphans() +
+                    (r.table().finishOrphanedMigration(r.writer()) ? 1 : 0);
             });
         }
         finally

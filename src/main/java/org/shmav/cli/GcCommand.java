@@ -29,7 +29,8 @@ import picocli.CommandLine.Option;
  * hand), or at once when its job file ({@link JobFile}) shows its job is over: every process of the
  * job that joined is gone (a killed job). The job file goes with its AV, and a job file whose AV is
  * gone and whose job no longer runs is removed too. An AV still in use whose dead attachers left
- * claims or removals half done is repaired in place ({@code recoverDead}), without disturbing its live
+ * claims or removals half done is repaired in place ({@code recoverDead}), and so are slots held in the
+ * name of no writer, which only a damaged file has ({@code repairOrphans}), without disturbing its live
  * users. The temporary file of a creator that died while building an AV is removed too. Files that
  * shmav did not make are never touched; each one is reported.
  */
@@ -155,7 +156,7 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             }
             return;
         }
-        if (s.deadAttachers() > 0)
+        if (s.deadAttachers() > 0 || s.abandonedSlots() > 0)
         {
             repair(s);
             return;
@@ -425,10 +426,14 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             final Region region = ToolAccess.openForRepair(s.file());
             try
             {
-                final int slots = region.table().recoverDead();
-                // What is still dead afterwards was not freed: say so rather than claim it was.
-                final long left = AvSnapshot.read(s.name(), s.file(), ToolAccess.openReadOnly(s.file())).deadAttachers();
+                region.table().recoverDead();
+                region.table().repairOrphans();
+                // What is still dead or abandoned afterwards was not repaired: say so rather than claim it was.
+                // (The attach above may have repaired slots too: those held in the name of the entry it took.)
+                final AvSnapshot after = AvSnapshot.read(s.name(), s.file(), ToolAccess.openReadOnly(s.file()));
+                final long left = after.deadAttachers();
                 final long freed = Math.max(0, s.deadAttachers() - left);
+                final long slots = Math.max(0, abandoned - after.abandonedSlots());
                 repaired++;
                 out().println("repaired  " + s.name() + ": " + what + "; " + slots + " slot" + (slots == 1 ? "" : "s") +
                     " repaired, " + freed + " dead attacher entr" + (freed == 1 ? "y" : "ies") + " freed" + (left == 0 ? ""

@@ -60,6 +60,7 @@ final class Attachers
                     m.putLong(entry + START_MILLIS_OFFSET, Processes.SELF_START_MILLIS);
                     m.setLongRelease(entry + ATTACHED_MILLIS_OFFSET, System.currentTimeMillis());
                     raiseHighWater(a + 1);
+                    recovery.repairTaken(a, entry);
                     return new Writer(m, a, entry);
                 }
                 liveness.release(a); // taken by a dead owner meanwhile: recovered by the next pass

@@ -155,28 +155,9 @@ final class Recovery
         for (long i = 0; i < capacity; i++)
         {
             final long s = m.getLongAcquire(layout.slot(i) + STATE_OFFSET);
-            if (payload(s) != a)
+            if (payload(s) == a && held(s))
             {
-                continue;
-            }
-            if (state(s) == CLAIMED || state(s) == CANCELLED)
-            {
-                remover.undoClaim(i, s);
-                repaired++;
-            }
-            else if (state(s) == PUBLISHING)
-            {
-                // Committed and counted: publish it, as the owner would have (an inserter of the same
-                // address may get there first, with two references: then there is nothing to do).
-                if (m.compareAndSetLong(layout.slot(i) + STATE_OFFSET, s, word(VALID, 1, generation(s))))
-                {
-                    ChangeCounters.published(m, entry);
-                }
-                repaired++;
-            }
-            else if (state(s) == REMOVING)
-            {
-                remover.finishRemoval(i, s);
+                repairSlot(i, s, entry);
                 repaired++;
             }
         }
@@ -189,6 +170,103 @@ final class Recovery
             m.compareAndSetLong(entry + JOURNAL_OFFSET, j, journal(delta(j), OP_NONE, 0));
         }
         return repaired;
+    }
+
+    /** True for the states a writer holds a slot in: its payload names the writer's attacher entry. */
+    private static boolean held(final long s)
+    {
+        final int st = state(s);
+        return st == CLAIMED || st == CANCELLED || st == PUBLISHING || st == REMOVING;
+    }
+
+    /**
+     * Undoes or finishes slot {@code i}, held in word {@code s} by a writer that will not: what the owner
+     * would have done, each by a CAS from {@code s}. {@code entry} is the owner's attacher entry, whose
+     * counters it keeps, or -1 for none.
+     */
+    private void repairSlot(final long i, final long s, final int entry)
+    {
+        final int st = state(s);
+        if (st == CLAIMED || st == CANCELLED)
+        {
+            remover.undoClaim(i, s);
+        }
+        else if (st == PUBLISHING)
+        {
+            // Committed and counted: publish it, as the owner would have (an inserter of the same
+            // address may get there first, with two references: then there is nothing to do).
+            if (m.compareAndSetLong(layout.slot(i) + STATE_OFFSET, s, word(VALID, 1, generation(s))) && entry >= 0)
+            {
+                ChangeCounters.published(m, entry);
+            }
+        }
+        else
+        {
+            remover.finishRemoval(i, s);
+        }
+    }
+
+    /**
+     * Repairs the slots held in the name of an attacher entry that no writer holds: a free one (token 0)
+     * or an index past the table. Writers take an entry before their first claim and free it only after
+     * their last is settled, and recoverers free a dead one only after repairing its slots, so only a
+     * damaged file, or a program that broke that rule, has such slots, and nobody else would ever give
+     * them back. A word read while its entry's token is 0 cannot be a live writer's claim, and a later
+     * claim of the slot has another generation, so each repair is the CAS a recoverer makes, from the
+     * word read; the entry's lock is held meanwhile, so that no writer takes it (a free entry's
+     * counters keep the count of what it finishes). Reads every slot: for {@code recover()} and
+     * {@code shmav gc}, not for inserts. Returns the slots repaired.
+     */
+    int repairOrphans()
+    {
+        if (m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments())
+        {
+            return 0; // only a current view repairs (Recovery, step 2): the caller follows the growth first
+        }
+        int repaired = 0;
+        for (long i = 0; i < capacity; i++)
+        {
+            final long s = m.getLongAcquire(layout.slot(i) + STATE_OFFSET);
+            if (!held(s))
+            {
+                continue;
+            }
+            final long o = payload(s);
+            if (o >= layout.attachersCapacity())
+            {
+                repairSlot(i, s, -1);
+                repaired++;
+            }
+            else if (m.getLongVolatile(layout.attacher((int)o) + TOKEN_OFFSET) == 0 && liveness.tryAcquire((int)o))
+            {
+                try
+                {
+                    if (m.getLongVolatile(layout.attacher((int)o) + TOKEN_OFFSET) == 0)
+                    {
+                        repairSlot(i, s, layout.attacher((int)o));
+                        repaired++;
+                    }
+                }
+                finally
+                {
+                    liveness.release((int)o);
+                }
+            }
+        }
+        return repaired;
+    }
+
+    /**
+     * Run by a writer that has just taken entry {@code a}: gives back whatever is still held in that
+     * entry's name, as for a dead owner. Nothing is, unless the file was damaged (see {@link #repairOrphans});
+     * left there, such claims would read as the new owner's own, which it walks past, and stay for good.
+     */
+    void repairTaken(final int a, final int entry)
+    {
+        if (m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) == layout.segments())
+        {
+            repair(a, entry); // a view the AV grew past leaves it, as a recoverer does (step 2)
+        }
     }
 
     /** Decides, by one CAS, whether the dead writer's publish or removal in flight counts. */

@@ -358,6 +358,15 @@ public final class SlotTable
     }
 
     /**
+     * Repairs the slots held in the name of no writer (a free attacher entry, or none), which only a
+     * damaged file has: reads every slot. Returns the number repaired.
+     */
+    public int repairOrphans()
+    {
+        return recovery.repairOrphans();
+    }
+
+    /**
      * Takes a free attacher entry for this process (recovering a dead one if none is free) and returns
      * its writer; null when every entry belongs to a live process.
      */
