@@ -59,7 +59,7 @@
  *       (default N: the flat AV) that grows as a named AV does (shm-layout.md, GROWTH): when full, a new
  *       segment doubles the capacity (a file written with zeros, read once a page, map_addr set to all
  *       ones), and the index moves into the new segment's area, entry by entry in bucket order: the
- *       entry's slot read (loaded 16 entries ahead, as shmav's migration does), its new bucket CASed.
+ *       entry's slot read (loaded 64 entries ahead, as shmav's migration does), its new bucket CASed.
  *       Prints the median pass per insert (elapsed and _cpu) and the moved entries' and new segments'
  *       share. C = 1 against C = N says what growth costs at the memory system's pace; org.shmav.bench
  *       .GrowthCpu measures shmav the same way.
@@ -540,7 +540,7 @@ static inline void commit_publish(uint64_t *st, uint64_t *map_entry, uint64_t i,
  * slot (the key that gives its new bucket; loaded TOUCH_AHEAD entries ahead, as IndexMigration.touchSlots
  * does) and CASes the new bucket. first = n: the flat AV, the same loop with nothing to grow.
  */
-#define TOUCH_AHEAD 16
+#define TOUCH_AHEAD 64
 #define MAX_SEGMENTS 40
 
 struct segment {

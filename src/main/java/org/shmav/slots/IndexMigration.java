@@ -4,7 +4,10 @@ import static org.shmav.shm.IndexWord.*;
 import static org.shmav.shm.SlotDescriptor.*;
 
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
+import java.util.Arrays;
 
+import org.shmav.shm.AddressReads;
 import org.shmav.shm.AvFileDescriptor;
 import org.shmav.shm.AvLayout;
 import org.shmav.shm.Memory;
@@ -36,7 +39,7 @@ final class IndexMigration
     /** A copier looks at indexState once per this many buckets, and stops when someone else switched. */
     private static final int STATE_CHECK_EVERY = 4096;
     /** Buckets whose slots a copier loads together before copying them ({@link #touchSlots}); a power of two. */
-    private static final int TOUCH_AHEAD = 16;
+    static final int TOUCH_AHEAD = 64;
     /** Results of {@link #copy} besides 0 and 1. */
     private static final int STOPPED = -1;
     private static final int TARGET_FULL = -2;
@@ -55,6 +58,11 @@ final class IndexMigration
      * random), twice for each entry it moves.
      */
     private final Memory[] slotViews;
+    /**
+     * The address of each of {@link #slotViews}, when every one is read by address ({@link AddressReads});
+     * else null, and {@link #touchSlots} reads through the views.
+     */
+    private final long[] slotViewAddresses;
     private final AvLayout layout;
     private final DedupIndex index;
     private final Recovery recovery;
@@ -75,6 +83,12 @@ final class IndexMigration
             final long slots = layout.segmentEnd(k) - layout.segmentFirst(k);
             slotViews[k] = firstViews.covering((int)layout.segmentSlotsOffset(k), (int)(slots * layout.slotLength()));
         }
+        final long[] addresses = new long[slotViews.length];
+        for (int k = 0; k < slotViews.length; k++)
+        {
+            addresses[k] = AddressReads.addressOf(slotViews[k].buffer());
+        }
+        this.slotViewAddresses = Arrays.stream(addresses).allMatch(x -> x != 0) ? addresses : null;
         this.index = index;
         this.recovery = recovery;
         this.crowdCheckEvery = (int)Math.max(1, Math.min(CROWD_CHECK_EVERY, layout.hashBuckets() >>> 6));
@@ -200,7 +214,7 @@ final class IndexMigration
             }
             if ((b & (TOUCH_AHEAD - 1)) == 0)
             {
-                touched ^= touchSlots(source, from, a, b, Math.min(b + TOUCH_AHEAD, fromMask + 1));
+                touched ^= touchSlots(w.slotsAhead, source, from, a, b, Math.min(b + TOUCH_AHEAD, fromMask + 1));
             }
             final long v = source.getLongVolatile((int)(from + b * Long.BYTES));
             final int kind = DedupIndex.kind(v, a);
@@ -236,20 +250,46 @@ final class IndexMigration
      * find their slots in the cache. Each copy reads its slot (a random place in the slot table) and
      * ends with a CAS, which lets no later load start before it: one miss at a time. Loaded here back
      * to back, the misses of a run of buckets overlap (growing from count 1 to 1M: 540-640 ns per
-     * insert before, 430-490 after; see docs/profiles.md). Returns a value to keep, so that the loads
-     * are made.
+     * insert before, 430-490 after; see docs/profiles.md).
+     *
+     * <p>In two passes: the first finds the slots' addresses ({@code ahead}, the copier's own scratch)
+     * from the buckets, which it reads in order, so they hit; the second only loads them, a few
+     * instructions a load. The processor overlaps only the misses whose loads fit in its window of
+     * instructions in flight: with the address arithmetic between the loads (one pass), runs of 16, 64
+     * or 256 buckets cost the same; in a loop of their own, the loads of a run of 64 fit (a growth from
+     * count 1 to 1M: 110-150 ns of migration per moved entry in one pass of 16, 64-78 in two of 64;
+     * docs/performance.md, Growth). Returns a value to keep, so that the loads are made.
      */
-    private long touchSlots(final Memory source, final long from, final long a, final long start, final long end)
+    private long touchSlots(final long[] ahead, final Memory source, final long from, final long a, final long start,
+        final long end)
     {
         long kept = 0;
+        if (slotViewAddresses == null)
+        {
+            for (long b = start; b < end; b++)
+            {
+                final long i = liveSlotOf(source.getLong((int)(from + b * Long.BYTES)), a);
+                if (i >= 0)
+                {
+                    kept ^= slotViews[layout.segment(i)].getLong(layout.slot(i) + STATE_OFFSET);
+                }
+            }
+            return kept;
+        }
+        int n = 0;
         for (long b = start; b < end; b++)
         {
             final long i = liveSlotOf(source.getLong((int)(from + b * Long.BYTES)), a);
             if (i >= 0)
             {
-                kept ^= slotViews[layout.segment(i)].getLong(layout.slot(i) + STATE_OFFSET);
+                ahead[n++] = slotViewAddresses[layout.segment(i)] + layout.slot(i) + STATE_OFFSET;
             }
         }
+        for (int k = 0; k < n; k++)
+        {
+            kept ^= AddressReads.getLong(ahead[k]);
+        }
+        Reference.reachabilityFence(slotViews); // the views hold the buffers that keep the mappings
         return kept;
     }
 

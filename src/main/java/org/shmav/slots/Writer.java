@@ -51,6 +51,8 @@ public final class Writer
     long seenClaimSince;
     /** {@link KeyPlacer#CANCEL_GRACE_NANOS}; jcstress sets 0 to race a cancel against a commit. */
     long cancelGraceNanos = KeyPlacer.CANCEL_GRACE_NANOS;
+    /** The addresses of the slots a migration by this writer loads ahead ({@link IndexMigration}). */
+    final long[] slotsAhead = new long[IndexMigration.TOUCH_AHEAD];
     /** Inserts since this writer last checked whether the hash is crowded; the first insert checks. */
     int insertsSinceCrowdCheck = IndexMigration.CROWD_CHECK_EVERY;
     /**
