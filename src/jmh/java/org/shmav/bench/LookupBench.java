@@ -87,12 +87,18 @@ public class LookupBench
     @OperationsPerInvocation(LOOP)
     public int lookupLoop()
     {
+        // In locals, as the C loop keeps its pointers in registers: fields of this object would be loaded
+        // again after every lookup's fence.
+        final AddressVector v = vector;
+        final long[] f = fiAddr;
+        final ByteBuffer o = out;
+        final int n = entries;
         int copied = 0;
         int i = next;
         for (int k = 0; k < LOOP; k++)
         {
-            copied += vector.lookup(fiAddr[i], out);
-            i = i + 1 == entries ? 0 : i + 1;
+            copied += v.lookup(f[i], o);
+            i = i + 1 == n ? 0 : i + 1;
         }
         next = i;
         return copied;
