@@ -14,6 +14,7 @@ import org.shmav.job.JobRecord;
 import org.shmav.job.PrefilledAv;
 import org.shmav.slots.Region;
 import org.shmav.shm.AvLockFile;
+import org.shmav.shm.AvName;
 import org.shmav.shm.CreatorLeftovers;
 import org.shmav.shm.FileIdentity;
 import org.shmav.shm.OlderLayout;
@@ -76,6 +77,13 @@ final class GcCommand extends AvCommand implements Callable<Integer>
         int others = 0;
         for (final Path file : dir.entries())
         {
+            final String notNamed = notAnAvFileName(file.getFileName().toString());
+            if (notNamed != null)
+            {
+                others++;
+                out().println("left      " + AvName.printable(file.getFileName().toString()) + ": " + notNamed);
+                continue;
+            }
             final AvSnapshot s;
             // Before the snapshot: a removal then takes only the file judged, or an older one (which it refuses)
             final FileIdentity identity = FileIdentity.of(file);
@@ -116,6 +124,27 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             temporaries == 1 ? "" : "s", dryRun ? "to remove" : "removed", lockFiles, lockFiles == 1 ? "" : "s",
             dryRun ? "to remove" : "removed");
         return failures == 0 ? ExitCode.OK.code : ExitCode.FAILED.code;
+    }
+
+    /**
+     * Why {@code fileName} is the file of no AV name (an AV's file name is its name with spaces as
+     * underscores, and a valid name has no control character), or null when it is one. Such a file may
+     * hold an AV's bytes (copied, or written by another program), but no shmav process made it, and no
+     * name reaches it: gc leaves it, as it leaves every file it did not make.
+     */
+    private static String notAnAvFileName(final String fileName)
+    {
+        try
+        {
+            return AvName.of(fileName).fileName().equals(fileName) ? null
+                : "not the file of an AV name (an AV's file name has no space): shmav made no such file; remove it " +
+                "by hand if it is yours";
+        }
+        catch (final FabricException e)
+        {
+            return "not the file of an AV name (" + e.getMessage() + "): shmav made no such file; remove it by hand " +
+                "if it is yours";
+        }
     }
 
     /** What the job file of AV {@code name} says, if it has one that can be read. */

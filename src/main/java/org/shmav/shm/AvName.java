@@ -115,7 +115,8 @@ public final class AvName
         return name;
     }
 
-    private static String printable(final String s)
+    /** {@code s} with each control character and unpaired surrogate written as a Java escape (backslash, u, 4 hex digits). */
+    public static String printable(final String s)
     {
         final StringBuilder b = new StringBuilder();
         for (final char c : s.toCharArray())
