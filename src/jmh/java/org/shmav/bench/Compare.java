@@ -84,7 +84,7 @@ public final class Compare
         final Rounds compared = c.compareInRounds();
         c.measureOnce();
         final Scaling scaling = Scaling.run(quick, c.commands);
-        final GrowthRounds growth = GrowthRounds.run(quick, c.commands);
+        final GrowthRounds growth = GrowthRounds.run(quick, c.commands, c.peers);
         final Machine.Load after = Machine.load();
         final double minutes = (System.nanoTime() - started) / 60e9;
         final String svgName = out.getFileName().toString().replace(".md", ".svg");

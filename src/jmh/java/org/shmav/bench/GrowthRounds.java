@@ -12,8 +12,10 @@ import org.shmav.Domain;
 /**
  * Issue 13 item 6 in alternating rounds: 1M inserts into a named AV created with count 1 against one
  * created with count 1M ({@link GrowthInsertBench}), and lookup on the grown AV against the flat one
- * ({@link GrowthLookupBench}). Runs only when named AVs grow past their count ({@link #growthSupported});
- * otherwise the page says so and the rest of the run is unaffected.
+ * ({@link GrowthLookupBench}); beside them, in the same rounds, the insert model growing the same way
+ * (memory_limits insert-grow), which says what the host's memory allows at that moment. Runs only when
+ * named AVs grow past their count ({@link #growthSupported}); otherwise the page says so and the rest of
+ * the run is unaffected.
  */
 final class GrowthRounds
 {
@@ -33,7 +35,7 @@ final class GrowthRounds
         return rounds != null;
     }
 
-    static GrowthRounds run(final boolean quick, final List<String> commands) throws Exception
+    static GrowthRounds run(final boolean quick, final List<String> commands, final Peers peers) throws Exception
     {
         if (!growthSupported())
         {
@@ -54,8 +56,10 @@ final class GrowthRounds
             }
             steps.put("insert, count " + created, () -> ns(insert));
             steps.put("lookup, count " + created, () -> ns(lookup));
+            steps.put("insert model, count " + created, () -> peers.growthModel(created));
             commands.add(insert.command() + "   (" + count + " rounds)");
             commands.add(lookup.command() + "   (" + count + " rounds)");
+            commands.add(Peers.show(peers.growthModelCommand(created)) + "   (" + count + " rounds)");
         }
         return new GrowthRounds(new Rounds("growth").run(count, steps));
     }

@@ -97,6 +97,22 @@ final class Peers
         return List.of(limits.toString(), "insert", mb, "--work", Integer.toString(INSERT_MODEL_WORK));
     }
 
+    /**
+     * The insert model growing as a named AV does (memory_limits insert-grow): 1M inserts, with
+     * {@value #INSERT_MODEL_WORK} operations of other work each, into an AV created with {@code first}
+     * slots; "model.insert_grow_first{first}" (elapsed) and "..._cpu", in ns per insert.
+     */
+    Map<String, Double> growthModel(final String first) throws Exception
+    {
+        return prefixed("model", exec(growthModelCommand(first)));
+    }
+
+    List<String> growthModelCommand(final String first)
+    {
+        return List.of(limits.toString(), "insert-grow", "1000000", "--first", first, "--work",
+            Integer.toString(INSERT_MODEL_WORK), "--passes", "2");
+    }
+
     List<String> bandwidthCommand()
     {
         return List.of(limits.toString(), "bandwidth", Integer.toString(STREAM_MB), "--passes", "5");

@@ -348,8 +348,15 @@ final class RoundsReport
         growthRow(md, g, "insert 1M addresses, one call each (per address)", "shmav.growthInsert.shared.1000000",
             "shmav.growthInsert.shared.1");
         growthRow(md, g, "lookup, 1M entries", "shmav.growthLookup.1000000", "shmav.growthLookup.1");
+        growthRow(md, g, "insert model, 1M inserts growing the same way (memory_limits insert-grow)",
+            "model.insert_grow_first1000000", "model.insert_grow_first1");
         md.append("\nTarget: the grown AV's inserts take at most ").append(GROWTH_MAX_SLOWDOWN)
             .append("x the time of the flat AV's in the slowest round (the growth row of Targets, which gives flat / grown).\n");
+        md.append("\nThe model row does the insert model's atomics and lines (with ").append(Peers.INSERT_MODEL_WORK)
+            .append(" operations of other work an insert) into an AV that grows as a named AV does: a segment doubling the ")
+            .append("capacity, written with zeros, then the index moved into it, each slot loaded 64 entries ahead. Run in ")
+            .append("the same rounds, it gives what this host's memory allowed a grown AV at that moment: both pay for the ")
+            .append("new segments' pages inside the timing, where the flat AV's were allocated before it.\n");
         md.append("\n").append(g.rounds()).append(" rounds, flat and grown alternating. Load before -> after each step:\n\n");
         loads(md, g);
     }
