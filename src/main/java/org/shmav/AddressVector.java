@@ -310,8 +310,9 @@ public interface AddressVector extends AutoCloseable
 
     /**
      * Repairs what dead processes left behind (beyond libfabric): slot claims and removals abandoned mid-way
-     * are undone or finished, their attacher entries freed. Live writers are never disturbed. Writers also
-     * do this automatically when they meet a dead owner.
+     * are undone or finished, their attacher entries freed; so are slots held in the name of an attacher
+     * entry that no process holds, which only a damaged file has. Live writers are never disturbed. Writers
+     * also do this automatically when they meet a dead owner.
      *
      * @return how many slots were repaired
      * @throws FabricException FI_EPERM on a read-only handle; FI_EINVAL on a closed handle
