@@ -134,17 +134,17 @@ final class GcCommand extends AvCommand implements Callable<Integer>
      */
     private static String notAnAvFileName(final String fileName)
     {
+        String why;
         try
         {
-            return AvName.of(fileName).fileName().equals(fileName) ? null
-                : "not the file of an AV name (an AV's file name has no space): shmav made no such file; remove it " +
-                "by hand if it is yours";
+            why = AvName.of(fileName).fileName().equals(fileName) ? null : "an AV's file name has no space";
         }
         catch (final FabricException e)
         {
-            return "not the file of an AV name (" + e.getMessage() + "): shmav made no such file; remove it by hand " +
-                "if it is yours";
+            why = e.getMessage();
         }
+        return why == null ? null
+            : "not the file of an AV name (" + why + "): shmav made no such file; remove it by hand if it is yours";
     }
 
     /** What the job file of AV {@code name} says, if it has one that can be read. */

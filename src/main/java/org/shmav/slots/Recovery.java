@@ -103,7 +103,7 @@ final class Recovery
             {
                 return 0; // freed meanwhile
             }
-            if (m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments())
+            if (!viewIsCurrent())
             {
                 // The AV grew past this view, and the dead writer may hold a slot of the new segments
                 // (read now, with its lock held, the count covers every slot it could have claimed):
@@ -219,7 +219,7 @@ final class Recovery
      */
     int repairOrphans()
     {
-        if (m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) != layout.segments())
+        if (!viewIsCurrent())
         {
             return 0; // only a current view repairs (Recovery, step 2): the caller follows the growth first
         }
@@ -237,19 +237,23 @@ final class Recovery
                 repairSlot(i, s, -1);
                 repaired++;
             }
-            else if (m.getLongVolatile(layout.attacher((int)o) + TOKEN_OFFSET) == 0 && liveness.tryAcquire((int)o))
+            else
             {
-                try
+                final int entry = layout.attacher((int)o);
+                if (m.getLongVolatile(entry + TOKEN_OFFSET) == 0 && liveness.tryAcquire((int)o))
                 {
-                    if (m.getLongVolatile(layout.attacher((int)o) + TOKEN_OFFSET) == 0)
+                    try
                     {
-                        repairSlot(i, s, layout.attacher((int)o));
-                        repaired++;
+                        if (m.getLongVolatile(entry + TOKEN_OFFSET) == 0)
+                        {
+                            repairSlot(i, s, entry);
+                            repaired++;
+                        }
                     }
-                }
-                finally
-                {
-                    liveness.release((int)o);
+                    finally
+                    {
+                        liveness.release((int)o);
+                    }
                 }
             }
         }
@@ -263,10 +267,16 @@ final class Recovery
      */
     void repairTaken(final int a, final int entry)
     {
-        if (m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) == layout.segments())
+        if (viewIsCurrent())
         {
             repair(a, entry); // a view the AV grew past leaves it, as a recoverer does (step 2)
         }
+    }
+
+    /** False when the AV grew past this view: its slots are not all the slots a writer may hold. */
+    private boolean viewIsCurrent()
+    {
+        return m.getIntAcquire(AvFileDescriptor.SEGMENT_COUNT_OFFSET) == layout.segments();
     }
 
     /** Decides, by one CAS, whether the dead writer's publish or removal in flight counts. */
