@@ -199,7 +199,8 @@ public final class Rank implements AutoCloseable
      *                               directory), FI_ETIMEDOUT when local rank 0 did not create it within
      *                               {@link #ATTACH_TIMEOUT} or another process held this rank's place in
      *                               the job file that long, FI_EINTR when interrupted while waiting for
-     *                               it, FI_EIO when the node's job file cannot be created or joined or
+     *                               it, FI_ENOSPC when the file system has no room for the node's job
+     *                               file or AV, FI_EIO when the job file cannot be created or joined or
      *                               the launcher's store does not answer
      */
     public static Rank fromEnvironment()

@@ -158,6 +158,7 @@ public final class JobFile implements AutoCloseable
                 .put(launcher).put(id);
             header.put(SLOTS_START, (byte)1);
             writeFully(ch, header.clear(), 0);
+            writeZeros(ch, header.capacity(), jobFile.recordAt(slots));
             jobFile.setState(RECORDED);
             return jobFile;
         }
@@ -542,6 +543,20 @@ public final class JobFile implements AutoCloseable
         while (b.hasRemaining())
         {
             at += ch.write(b, at);
+        }
+    }
+
+    /**
+     * Writes zeros over [{@code from}, {@code to}): the participants' records, written by the creator so that
+     * the file system has given them their pages. A participant's record then never needs room a full
+     * file system no longer has (a rank that hands nothing must still be able to say so).
+     */
+    private static void writeZeros(final FileChannel ch, final long from, final long to) throws IOException
+    {
+        final ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
+        for (long at = from; at < to; at += zeros.capacity())
+        {
+            writeFully(ch, zeros.clear().limit((int)Math.min(zeros.capacity(), to - at)), at);
         }
     }
 

@@ -169,7 +169,10 @@ public final class NodeJob implements AutoCloseable
         }
         catch (final IOException e)
         {
-            throw new FabricException("shmav_rank_open", FiErrno.EIO, "cannot create " + JobFiles.file(job) + ": " + e, e);
+            final String reason = String.valueOf(e.getMessage());
+            final boolean full = reason.contains("No space left") || reason.contains("Disk quota");
+            throw new FabricException("shmav_rank_open", full ? FiErrno.ENOSPC : FiErrno.EIO, "cannot create " +
+                JobFiles.file(job) + ": " + e + (full ? " (free space in " + job.directory() + ")" : ""), e);
         }
         AddressVector av = null;
         try
@@ -276,7 +279,8 @@ public final class NodeJob implements AutoCloseable
         }
         catch (final IOException e)
         {
-            // local rank 0 then waits for it until half its deadline
+            // The record's page was written when the file was created, so no full file system fails this;
+            // if something else does, local rank 0 waits for this rank until half its deadline.
         }
     }
 

@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -253,6 +255,33 @@ class JobFileTest
         assertEquals(JobFile.Fill.LEADER_GONE, waiting.fill(), "it left without marking the AV filled or failed");
         second.close();
         waiting.close();
+    }
+
+    /**
+     * A rank that waits for a job across nodes without an address writes a record saying so, or its node's
+     * local rank 0 waits for it until half its deadline. By then the file system may be full: the child may
+     * not write past the job file's size as created (RLIMIT_FSIZE), so a write that needs a new page fails,
+     * as on a full tmpfs.
+     */
+    @Test
+    void shouldLetAParticipantWriteItsRecordWhereTheFileSystemHasNoRoomLeft() throws Exception
+    {
+        final JobFile zero = JobFile.create(dir, "job7", JOB, 3);
+        zero.avCreated();
+        final long size = Files.size(JobFile.path(dir, "job7"));
+        final List<String> limit = Files.isExecutable(Path.of("/usr/bin/prlimit"))
+            ? List.of("/usr/bin/prlimit", "--fsize=" + size + ":" + size, "--")
+            : List.of("bash", "-c", "ulimit -f " + size / 1024 + " && exec \"$@\"", "bash");
+        try (ChildJvm child = ChildJvm.start(limit, System.getProperty("java.class.path"), Map.of(), NothingRecordWriter.class,
+            logs, dir.toString(), "job7", "2", "3"))
+        {
+            assertEquals(0, child.waitFor(LOCKED_WITHIN), child.output());
+        }
+        final NodeRecords.Entry entry = NodeRecords.read(zero, 2);
+        assertEquals(2, entry.rank());
+        assertEquals(NodeRecords.NOTHING, entry.failure());
+        assertEquals(zero.recordAt(3), size, "the file as created holds every record");
+        zero.close();
     }
 
     @Test
