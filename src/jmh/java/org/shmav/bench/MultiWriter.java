@@ -32,24 +32,36 @@ import org.shmav.Fi;
  *   MultiWriter write NAME W M DIR MODE B              one writer (started by the coordinator)
  * </pre>
  *
- * Each writer warms up on AVs of its own, then takes part in two rounds, each into new AVs made for
- * it: a practice round, where the writers meet one another for the first time (the JIT compiles the
- * contended branches of the insert path here: a first meeting throws compiled code away and
- * recompiles it), and the timed round. Before each round a writer waits until its JIT has compiled
- * nothing for a second (at most 20 s): on 2 cores a compiler thread that still runs takes a core from
- * a writer, and the separate-AV baseline measured 1.8 to 3.9 M/s from run to run that way. The start
+ * Each writer warms up on AVs of its own (compiling {@link #insertAll}, the loop the timed part runs),
+ * then takes part in rounds, each into new AVs made for it: practice rounds, where the writers meet one
+ * another (the JIT compiles the contended branches of the insert path here: a branch first taken
+ * throws compiled code away and recompiles it), until one passes with the writers' JIT all but idle
+ * (at most {@link #MAX_ROUNDS} - 1 of them), then the timed round. Before each round a writer waits until
+ * its JIT has compiled nothing for a second (at most 20 s): on 2 cores a compiler thread that still
+ * runs takes a core from a writer, and the separate-AV baseline measured 1.8 to 3.9 M/s from run to run
+ * that way. The coordinator's round file tells the writers whether a round is timed. The start
  * barrier is the coordinator's go file, polled every 100 us without spinning. Throughput of the timed
  * round = P * M / (last writer's end - first writer's start), both System.nanoTime (CLOCK_MONOTONIC,
  * one clock for every process of the machine). The coordinator prints "result multiwriter_P<P> VALUE
- * inserts/s" and "result multiwriter_P<P>_check OK|FAILED" (both rounds' AVs checked), and the
- * practice round's rate on a line of its own.
+ * inserts/s" and "result multiwriter_P<P>_check OK|FAILED" (every round's AVs checked), the practice
+ * rounds and the first one's rate on a line of their own, and the JIT's time during the timed round.
  */
 public final class MultiWriter
 {
     private static final java.lang.management.ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+    private static final java.lang.management.CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(180);
-    /** The rounds every run has: a practice round, then the timed one (the last). */
-    static final int ROUNDS = 2;
+    /** The most rounds a run has: practice rounds, then the timed one (the last). */
+    static final int MAX_ROUNDS = 5;
+    /**
+     * A practice round in which the writers' JIT compiled for less than this (all writers together) is
+     * followed by the timed round; else by another practice round, up to {@link #MAX_ROUNDS}.
+     */
+    private static final long QUIET_ROUND_JIT_MILLIS = 10;
+    /** Calls of {@link #insertAll} in each of the warm-up's rounds at least: 3 rounds make it past C2's 5,000. */
+    private static final int WARM_UP_CALLS = 6_000;
+    /** What the round file of the timed round says. */
+    private static final String TIMED = "timed";
     /** How long a writer's JIT must have compiled nothing before the writer reports ready. */
     private static final long QUIET_COMPILER_MILLIS = 1000;
     /** The longest a writer waits for a quiet JIT before reporting ready anyway. */
@@ -83,20 +95,24 @@ public final class MultiWriter
     }
 
     /**
-     * What one run measured (the timed round; the practice round's rate for reference) and whether the
-     * AVs were right afterwards; inserts/s counts addresses.
+     * What one run measured (the timed round; the first practice round's rate for reference) and whether the
+     * AVs were right afterwards; inserts/s counts addresses; {@code jitMillis}: the writers' JIT compilation
+     * during the timed round, summed.
      */
-    public record Result(int writers, int perWriter, int batch, double insertsPerSecond, double practicePerSecond,
-        boolean ok, String check, double cpuNanosPerInsert, double faultsPerInsert)
+    public record Result(int writers, int perWriter, int batch, double insertsPerSecond, int practiceRounds,
+        double practicePerSecond, boolean ok, String check, double cpuNanosPerInsert, double faultsPerInsert,
+        long jitMillis)
     {
         @Override
         public String toString()
         {
             final String name = "multiwriter_P" + writers + (batch > 1 ? "_b" + batch : "");
-            return String.format(Locale.ROOT, "practice round: %.0f inserts/s%n"
-                + "timed round: %.1f ns of the writers' CPU time and %.4f minor page faults per insert%n"
+            return String.format(Locale.ROOT, "practice rounds: %d, the first %.0f inserts/s%n"
+                + "timed round: %.1f ns of the writers' CPU time and %.4f minor page faults per insert, "
+                + "%d ms of JIT compilation in the writers meanwhile%n"
                 + "result %s %.0f inserts/s%nresult %s_check %s (%s)",
-                practicePerSecond, cpuNanosPerInsert, faultsPerInsert, name, insertsPerSecond, name, ok ? "OK" : "FAILED", check);
+                practiceRounds, practicePerSecond, cpuNanosPerInsert, faultsPerInsert, jitMillis, name, insertsPerSecond, name,
+                ok ? "OK" : "FAILED", check);
         }
     }
 
@@ -123,16 +139,9 @@ public final class MultiWriter
         final List<Process> children = new ArrayList<>();
         final List<AddressVector> created = new ArrayList<>();
         final Domain domain = BenchAvs.domain();
+        int rounds = 0;
         try
         {
-            for (int round = 0; round < ROUNDS; round++)
-            {
-                for (int a = 0; a < avsPerRound; a++)
-                {
-                    created.add(BenchAvs.open(domain, BenchAvs.SHARED, avName(name, round, separate, a),
-                        separate ? perWriter : (long)writers * perWriter));
-                }
-            }
             final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
             for (int w = 0; w < writers; w++)
             {
@@ -144,11 +153,25 @@ public final class MultiWriter
                     .redirectErrorStream(true).redirectOutput(dir.resolve("writer-" + w + ".log").toFile()).start());
             }
             final long deadline = System.nanoTime() + WAIT_NANOS;
-            final double[] perSecond = new double[ROUNDS];
-            final double[] cpuPerInsert = new double[ROUNDS];
-            final double[] faultsPerInsert = new double[ROUNDS];
-            for (int round = 0; round < ROUNDS; round++)
+            final double[] perSecond = new double[MAX_ROUNDS];
+            final double[] cpuPerInsert = new double[MAX_ROUNDS];
+            final double[] faultsPerInsert = new double[MAX_ROUNDS];
+            final long[] jitMillis = new long[MAX_ROUNDS];
+            boolean timed = false;
+            for (int round = 0; !timed; round++)
             {
+                // timed once a practice round ran with a quiet JIT: the rounds before it compiled what meeting
+                // the other writers needs (a branch first taken in a timed round recompiled the claim path there)
+                timed = round == MAX_ROUNDS - 1 || round > 0 && jitMillis[round - 1] < QUIET_ROUND_JIT_MILLIS;
+                for (int a = 0; a < avsPerRound; a++)
+                {
+                    created.add(BenchAvs.open(domain, BenchAvs.SHARED, avName(name, round, separate, a),
+                        separate ? perWriter : (long)writers * perWriter));
+                }
+                rounds = round + 1;
+                final Path next = dir.resolve("round-" + round);
+                Files.writeString(dir.resolve(next.getFileName() + ".tmp"), timed ? TIMED : "practice");
+                Files.move(dir.resolve(next.getFileName() + ".tmp"), next);
                 for (int w = 0; w < writers; w++)
                 {
                     awaitFile(dir.resolve("ready-" + round + "-" + w), deadline, children.get(w));
@@ -167,13 +190,14 @@ public final class MultiWriter
                     last = Math.max(last, Long.parseLong(times[1]));
                     cpu += Long.parseLong(times[2]);
                     faults += Long.parseLong(times[3]);
+                    jitMillis[round] += Long.parseLong(times[4]);
                 }
                 perSecond[round] = (double)writers * perWriter / ((last - first) / 1e9);
                 cpuPerInsert[round] = cpu / ((double)writers * perWriter);
                 faultsPerInsert[round] = faults / ((double)writers * perWriter);
             }
             String check = "";
-            for (int round = 0; round < ROUNDS && !check.startsWith("FAILED"); round++)
+            for (int round = 0; round < rounds && !check.startsWith("FAILED"); round++)
             {
                 for (int a = 0; a < avsPerRound && !check.startsWith("FAILED"); a++)
                 {
@@ -183,11 +207,11 @@ public final class MultiWriter
             }
             if (!check.startsWith("FAILED"))
             {
-                check = (separate && writers > 1 ? writers + " AVs" : "the AV") + " of each of " + ROUNDS + " rounds, " +
+                check = (separate && writers > 1 ? writers + " AVs" : "the AV") + " of each of " + rounds + " rounds, " +
                     (separate && writers > 1 ? "each " : "") + check;
             }
-            return new Result(writers, perWriter, batch, perSecond[ROUNDS - 1], perSecond[0], !check.startsWith("FAILED"),
-                check, cpuPerInsert[ROUNDS - 1], faultsPerInsert[ROUNDS - 1]);
+            return new Result(writers, perWriter, batch, perSecond[rounds - 1], rounds - 1, perSecond[0],
+                !check.startsWith("FAILED"), check, cpuPerInsert[rounds - 1], faultsPerInsert[rounds - 1], jitMillis[rounds - 1]);
         }
         finally
         {
@@ -196,7 +220,7 @@ public final class MultiWriter
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
             created.forEach(AddressVector::close);
-            for (int round = 0; round < ROUNDS; round++)
+            for (int round = 0; round < rounds; round++)
             {
                 for (int a = 0; a < avsPerRound; a++)
                 {
@@ -303,8 +327,9 @@ public final class MultiWriter
         try (Domain domain = BenchAvs.domain())
         {
             warmUp(domain, writer, spread, batch);
-            for (int round = 0; round < ROUNDS; round++)
+            for (int round = 0; ; round++)
             {
+                final boolean timed = TIMED.equals(awaitRound(dir.resolve("round-" + round)));
                 final String av = avName(name, round, mode == Mode.SEPARATE, writer);
                 try (AddressVector handle = domain.openAv(AvAttr.builder().name(av).lowestIndex(!spread).build()))
                 {
@@ -312,28 +337,45 @@ public final class MultiWriter
                     Files.createFile(dir.resolve("ready-" + round + "-" + writer));
                     awaitGo(dir.resolve("go-" + round), writer);
                     final long faults0 = minorFaults();
+                    final long jit0 = JIT.getTotalCompilationTime();
                     final long cpu0 = CPU.getCurrentThreadCpuTime();
                     final long start = System.nanoTime();
-                    int inserted = 0;
-                    for (int i = 0; i < perWriter; i += batch)
-                    {
-                        addrs.position(i * BenchAddresses.ADDRLEN);
-                        inserted += handle.insert(addrs, Math.min(batch, perWriter - i), fiAddrs, 0, null);
-                    }
+                    final int inserted = insertAll(handle, addrs, 0, perWriter, batch, fiAddrs);
                     final long end = System.nanoTime();
                     final long cpu = CPU.getCurrentThreadCpuTime() - cpu0;
                     final long faults = minorFaults() - faults0;
+                    final long jit = JIT.getTotalCompilationTime() - jit0; // done meanwhile, by this writer's compiler threads
                     if (inserted != perWriter)
                     {
                         throw new IllegalStateException("writer " + writer + " inserted " + inserted + " of " + perWriter +
                             " in round " + round);
                     }
                     final Path done = dir.resolve("done-" + round + "-" + writer);
-                    Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end + " " + cpu + " " + faults);
+                    Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end + " " + cpu + " " + faults + " " + jit);
                     Files.move(dir.resolve(done.getFileName() + ".tmp"), done);
+                }
+                if (timed)
+                {
+                    return;
                 }
             }
         }
+    }
+
+    /** Waits for the coordinator's file of the next round (written whole, by a rename) and returns what it says. */
+    private static String awaitRound(final Path round) throws IOException
+    {
+        final long deadline = System.nanoTime() + WAIT_NANOS;
+        while (!Files.exists(round))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("no " + round.getFileName() + " after " + TimeUnit.NANOSECONDS.toSeconds(WAIT_NANOS) +
+                    " s");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+        return Files.readString(round).trim();
     }
 
     /**
@@ -395,7 +437,8 @@ public final class MultiWriter
      */
     static void warmUp(final Domain domain, final int writer, final boolean spread, final int batch)
     {
-        final int n = 100_000;
+        // every call of insertAll one insert call: enough calls (past C2's 5,000) that it is compiled whole
+        final int n = Math.max(100_000, WARM_UP_CALLS * batch);
         final ByteBuffer addrs = BenchAddresses.direct(writer + 100, n);
         final long[] fiAddrs = new long[batch];
         for (int round = 0; round < 3; round++)
@@ -405,10 +448,28 @@ public final class MultiWriter
                 .lowestIndex(!spread).build());
             for (int i = 0; i < n; i += batch)
             {
-                addrs.position(i * BenchAddresses.ADDRLEN);
-                av.insert(addrs, Math.min(batch, n - i), fiAddrs, 0, null);
+                insertAll(av, addrs, i, Math.min(batch, n - i), batch, fiAddrs);
             }
             BenchAvs.closeAndUnlink(domain, av, BenchAvs.SHARED, name);
         }
+    }
+
+    /**
+     * Inserts addresses [from, from + count) of {@code addrs} into {@code av}, {@code batch} a call; returns
+     * how many were inserted. The timed part is one call of it, which the warm-up has compiled: a timed loop
+     * in the body of the method that runs once (as it was) was compiled in the middle of a timed round (on-stack
+     * replacement, with the whole insert path inlined), and that compilation took a core from the writers
+     * for 100-250 ms of a 200-500 ms round.
+     */
+    static int insertAll(final AddressVector av, final ByteBuffer addrs, final int from, final int count, final int batch,
+        final long[] fiAddrs)
+    {
+        int inserted = 0;
+        for (int i = from; i < from + count; i += batch)
+        {
+            addrs.position(i * BenchAddresses.ADDRLEN);
+            inserted += av.insert(addrs, Math.min(batch, from + count - i), fiAddrs, 0, null);
+        }
+        return inserted;
     }
 }

@@ -118,12 +118,7 @@ public final class ThreadWriters
             throw new IllegalStateException("no start after " + WAIT_SECONDS + " s");
         }
         final long t0 = System.nanoTime();
-        int inserted = 0;
-        for (int i = 0; i < n; i++)
-        {
-            addrs.position(i * BenchAddresses.ADDRLEN);
-            inserted += av.insert(addrs, 1, one, 0, null);
-        }
+        final int inserted = MultiWriter.insertAll(av, addrs, 0, n, 1, one);
         end[writer] = System.nanoTime();
         start[writer] = t0;
         if (inserted != n)
