@@ -170,7 +170,9 @@ public final class NodeJob implements AutoCloseable
         catch (final IOException e)
         {
             final String reason = String.valueOf(e.getMessage());
-            final boolean full = reason.contains("No space left") || reason.contains("Disk quota");
+            // the file system is full, or the process may not write a file that large (RLIMIT_FSIZE)
+            final boolean full = reason.contains("No space left") || reason.contains("Disk quota") ||
+                reason.contains("File too large");
             throw new FabricException("shmav_rank_open", full ? FiErrno.ENOSPC : FiErrno.EIO, "cannot create " +
                 JobFiles.file(job) + ": " + e + (full ? " (free space in " + job.directory() + ")" : ""), e);
         }

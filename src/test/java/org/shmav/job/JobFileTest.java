@@ -284,6 +284,29 @@ class JobFileTest
         zero.close();
     }
 
+    /**
+     * A file system without room for the job file's records (here: a child that may not write past 2 KiB,
+     * RLIMIT_FSIZE) refuses local rank 0 with FI_ENOSPC at once, and leaves no job file behind.
+     */
+    @Test
+    void shouldRefuseLocalRankZeroWithEnospcWhenTheJobFileDoesNotFit() throws Exception
+    {
+        final List<String> limit = Files.isExecutable(Path.of("/usr/bin/prlimit"))
+            ? List.of("/usr/bin/prlimit", "--fsize=2048:2048", "--")
+            : List.of("bash", "-c", "ulimit -f 2 && exec \"$@\"", "bash");
+        try (ChildJvm child = ChildJvm.start(limit, System.getProperty("java.class.path"), Map.of(), RankOpenProbe.class,
+            logs, dir.toString()))
+        {
+            assertEquals(0, child.waitFor(LOCKED_WITHIN), child.output());
+            assertTrue(child.output().contains("errno=28 ") && child.output().contains("free space in " + dir),
+                child.output());
+        }
+        try (var files = Files.list(dir))
+        {
+            assertEquals(List.of(), files.toList(), "nothing left in " + dir);
+        }
+    }
+
     @Test
     void shouldTellAParticipantThatLeftFromOneThatHasNotJoinedYet() throws Exception
     {
