@@ -329,7 +329,7 @@ public final class MultiWriter
             warmUp(domain, writer, spread, batch);
             for (int round = 0; ; round++)
             {
-                final boolean timed = TIMED.equals(awaitRound(dir.resolve("round-" + round)));
+                final boolean timed = TIMED.equals(awaitRound(dir.resolve("round-" + round), writer));
                 final String av = avName(name, round, mode == Mode.SEPARATE, writer);
                 try (AddressVector handle = domain.openAv(AvAttr.builder().name(av).lowestIndex(!spread).build()))
                 {
@@ -363,18 +363,9 @@ public final class MultiWriter
     }
 
     /** Waits for the coordinator's file of the next round (written whole, by a rename) and returns what it says. */
-    private static String awaitRound(final Path round) throws IOException
+    private static String awaitRound(final Path round, final int writer) throws IOException
     {
-        final long deadline = System.nanoTime() + WAIT_NANOS;
-        while (!Files.exists(round))
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new IllegalStateException("no " + round.getFileName() + " after " + TimeUnit.NANOSECONDS.toSeconds(WAIT_NANOS) +
-                    " s");
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
+        awaitGo(round, writer);
         return Files.readString(round).trim();
     }
 

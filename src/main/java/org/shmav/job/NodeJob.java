@@ -15,6 +15,7 @@ import org.shmav.AvType;
 import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
+import org.shmav.shm.NoRoom;
 
 /**
  * A job's life on one node, as one of its ranks sees it: the node's AV and the job file
@@ -169,10 +170,7 @@ public final class NodeJob implements AutoCloseable
         }
         catch (final IOException e)
         {
-            final String reason = String.valueOf(e.getMessage());
-            // the file system is full, or the process may not write a file that large (RLIMIT_FSIZE)
-            final boolean full = reason.contains("No space left") || reason.contains("Disk quota") ||
-                reason.contains("File too large");
+            final boolean full = NoRoom.any(e);
             throw new FabricException("shmav_rank_open", full ? FiErrno.ENOSPC : FiErrno.EIO, "cannot create " +
                 JobFiles.file(job) + ": " + e + (full ? " (free space in " + job.directory() + ")" : ""), e);
         }

@@ -170,8 +170,7 @@ public final class SegmentFile
                 return size; // another grower's appends got there
             }
             final String reason = String.valueOf(e.getMessage());
-            final int errno = reason.contains("No space left") || reason.contains("Disk quota") ||
-                reason.contains("File too large") ? FiErrno.ENOSPC : FiErrno.EIO;
+            final int errno = NoRoom.any(e) ? FiErrno.ENOSPC : FiErrno.EIO;
             throw new FabricException(errno, "cannot grow named AV '" + name + "' to " + end + " bytes: " +
                 reason + (errno == FiErrno.ENOSPC
                     ? ": free space where it lives (df -h /dev/shm; 'shmav gc' removes dead jobs' AVs); the AV is intact"

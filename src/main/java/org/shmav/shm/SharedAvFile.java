@@ -377,12 +377,12 @@ public final class SharedAvFile
                 "': it belongs to another user or group", e);
         }
         final String reason = String.valueOf(e.getMessage());
-        if (reason.contains("No space left") || reason.contains("Disk quota"))
+        if (NoRoom.fileSystemFull(e))
         {
             return new FabricException(FiErrno.ENOSPC, "no space for named AV '" + name + "' in " +
                 file.getParent() + ": free space there or use a smaller count", e);
         }
-        if (reason.contains("File too large"))
+        if (NoRoom.overFileSizeLimit(e))
         {
             return new FabricException(FiErrno.ENOSPC, "named AV '" + name + "' does not fit under this " +
                 "process's file size limit (RLIMIT_FSIZE, ulimit -f): raise it or use a smaller count", e);

@@ -269,10 +269,7 @@ class JobFileTest
         final JobFile zero = JobFile.create(dir, "job7", JOB, 3);
         zero.avCreated();
         final long size = Files.size(JobFile.path(dir, "job7"));
-        final List<String> limit = Files.isExecutable(Path.of("/usr/bin/prlimit"))
-            ? List.of("/usr/bin/prlimit", "--fsize=" + size + ":" + size, "--")
-            : List.of("bash", "-c", "ulimit -f " + size / 1024 + " && exec \"$@\"", "bash");
-        try (ChildJvm child = ChildJvm.start(limit, System.getProperty("java.class.path"), Map.of(), NothingRecordWriter.class,
+        try (ChildJvm child = ChildJvm.start(fileSizeLimit(size), System.getProperty("java.class.path"), Map.of(), NothingRecordWriter.class,
             logs, dir.toString(), "job7", "2", "3"))
         {
             assertEquals(0, child.waitFor(LOCKED_WITHIN), child.output());
@@ -291,10 +288,7 @@ class JobFileTest
     @Test
     void shouldRefuseLocalRankZeroWithEnospcWhenTheJobFileDoesNotFit() throws Exception
     {
-        final List<String> limit = Files.isExecutable(Path.of("/usr/bin/prlimit"))
-            ? List.of("/usr/bin/prlimit", "--fsize=2048:2048", "--")
-            : List.of("bash", "-c", "ulimit -f 2 && exec \"$@\"", "bash");
-        try (ChildJvm child = ChildJvm.start(limit, System.getProperty("java.class.path"), Map.of(), RankOpenProbe.class,
+        try (ChildJvm child = ChildJvm.start(fileSizeLimit(2048), System.getProperty("java.class.path"), Map.of(), RankOpenProbe.class,
             logs, dir.toString()))
         {
             assertEquals(0, child.waitFor(LOCKED_WITHIN), child.output());
@@ -305,6 +299,14 @@ class JobFileTest
         {
             assertEquals(List.of(), files.toList(), "nothing left in " + dir);
         }
+    }
+
+    /** A command prefix that runs a child which may not write past {@code bytes} of any file (RLIMIT_FSIZE). */
+    private static List<String> fileSizeLimit(final long bytes)
+    {
+        return Files.isExecutable(Path.of("/usr/bin/prlimit"))
+            ? List.of("/usr/bin/prlimit", "--fsize=" + bytes + ":" + bytes, "--")
+            : List.of("bash", "-c", "ulimit -f " + (bytes + 1023) / 1024 + " && exec \"$@\"", "bash"); // 1 KiB blocks
     }
 
     @Test
