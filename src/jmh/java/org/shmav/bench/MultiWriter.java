@@ -7,8 +7,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -36,32 +39,38 @@ import org.shmav.Fi;
  * then takes part in rounds, each into new AVs made for it: practice rounds, where the writers meet one
  * another (the JIT compiles the contended branches of the insert path here: a branch first taken
  * throws compiled code away and recompiles it), until one passes with the writers' JIT all but idle
- * (at most {@link #MAX_ROUNDS} - 1 of them), then the timed round. Before each round a writer waits until
+ * (at most {@link #MAX_PRACTICE_ROUNDS} of them), then {@link #TIMED_ROUNDS} timed rounds, of which the
+ * median counts: methods of rare paths (a tag collision's key compare) reach C2's threshold in whichever
+ * round their count does, and a compilation of 40-150 ms on one of 2 cores took a tenth to a third of
+ * a timed round's throughput. Before each round a writer waits until
  * its JIT has compiled nothing for a second (at most 20 s): on 2 cores a compiler thread that still
  * runs takes a core from a writer, and the separate-AV baseline measured 1.8 to 3.9 M/s from run to run
- * that way. The coordinator's round file tells the writers whether a round is timed. The start
- * barrier is the coordinator's go file, polled every 100 us without spinning. Throughput of the timed
- * round = P * M / (last writer's end - first writer's start), both System.nanoTime (CLOCK_MONOTONIC,
- * one clock for every process of the machine). The coordinator prints "result multiwriter_P<P> VALUE
- * inserts/s" and "result multiwriter_P<P>_check OK|FAILED" (every round's AVs checked), the practice
- * rounds and the first one's rate on a line of their own, and the JIT's time during the timed round.
+ * that way. The coordinator's round file tells the writers whether a round is the run's last. The start
+ * barrier is the coordinator's go file, polled every 100 us without spinning. Throughput of a round =
+ * P * M / (last writer's end - first writer's start), both System.nanoTime (CLOCK_MONOTONIC, one clock
+ * for every process of the machine). Every round's AVs are checked when it ends, then removed. The
+ * coordinator prints "result multiwriter_P<P> VALUE inserts/s" (the median timed round) and "result
+ * multiwriter_P<P>_check OK|FAILED", the practice rounds and the first one's rate, and each timed
+ * round's rate and the JIT's time in it.
  */
 public final class MultiWriter
 {
     private static final java.lang.management.ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
     private static final java.lang.management.CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(180);
-    /** The most rounds a run has: practice rounds, then the timed one (the last). */
-    static final int MAX_ROUNDS = 5;
+    /** The most practice rounds a run has before its timed rounds. */
+    static final int MAX_PRACTICE_ROUNDS = 4;
+    /** Timed rounds after the practice; the run's figure is their median. */
+    static final int TIMED_ROUNDS = 3;
     /**
      * A practice round in which the writers' JIT compiled for less than this (all writers together) is
-     * followed by the timed round; else by another practice round, up to {@link #MAX_ROUNDS}.
+     * followed by the timed rounds; else by another practice round, up to {@link #MAX_PRACTICE_ROUNDS}.
      */
     private static final long QUIET_ROUND_JIT_MILLIS = 10;
     /** Calls of {@link #insertAll} in each of the warm-up's rounds at least: 3 rounds make it past C2's 5,000. */
     private static final int WARM_UP_CALLS = 6_000;
-    /** What the round file of the timed round says. */
-    private static final String TIMED = "timed";
+    /** What the round file of the run's last round says: the writers end after it. */
+    private static final String LAST = "last";
     /** How long a writer's JIT must have compiled nothing before the writer reports ready. */
     private static final long QUIET_COMPILER_MILLIS = 1000;
     /** The longest a writer waits for a quiet JIT before reporting ready anyway. */
@@ -95,24 +104,32 @@ public final class MultiWriter
     }
 
     /**
-     * What one run measured (the timed round; the first practice round's rate for reference) and whether the
-     * AVs were right afterwards; inserts/s counts addresses; {@code jitMillis}: the writers' JIT compilation
-     * during the timed round, summed.
+     * What one run measured: the median of its timed rounds (inserts/s counts addresses; the CPU time, page
+     * faults and JIT time are that round's; {@code jitMillis}: the writers' JIT compilation during it, summed),
+     * every timed round's rate and JIT time, the first practice round's rate for reference, and whether the
+     * AVs were right afterwards.
      */
     public record Result(int writers, int perWriter, int batch, double insertsPerSecond, int practiceRounds,
         double practicePerSecond, boolean ok, String check, double cpuNanosPerInsert, double faultsPerInsert,
-        long jitMillis)
+        long jitMillis, double[] timedPerSecond, long[] timedJitMillis)
     {
         @Override
         public String toString()
         {
             final String name = "multiwriter_P" + writers + (batch > 1 ? "_b" + batch : "");
+            final StringBuilder timed = new StringBuilder();
+            for (int k = 0; k < timedPerSecond.length; k++)
+            {
+                timed.append(k == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.0f (JIT %d ms)", timedPerSecond[k],
+                    timedJitMillis[k]));
+            }
             return String.format(Locale.ROOT, "practice rounds: %d, the first %.0f inserts/s%n"
-                + "timed round: %.1f ns of the writers' CPU time and %.4f minor page faults per insert, "
+                + "timed rounds: %s inserts/s%n"
+                + "the median one: %.1f ns of the writers' CPU time and %.4f minor page faults per insert, "
                 + "%d ms of JIT compilation in the writers meanwhile%n"
                 + "result %s %.0f inserts/s%nresult %s_check %s (%s)",
-                practiceRounds, practicePerSecond, cpuNanosPerInsert, faultsPerInsert, jitMillis, name, insertsPerSecond, name,
-                ok ? "OK" : "FAILED", check);
+                practiceRounds, practicePerSecond, timed, cpuNanosPerInsert, faultsPerInsert, jitMillis, name, insertsPerSecond,
+                name, ok ? "OK" : "FAILED", check);
         }
     }
 
@@ -137,7 +154,7 @@ public final class MultiWriter
         final String name = BenchAvs.uniqueName("multiwriter");
         final Path dir = Files.createTempDirectory("shmav-multiwriter");
         final List<Process> children = new ArrayList<>();
-        final List<AddressVector> created = new ArrayList<>();
+        final Map<String, AddressVector> created = new LinkedHashMap<>(); // by name, oldest first
         final Domain domain = BenchAvs.domain();
         int rounds = 0;
         try
@@ -153,29 +170,36 @@ public final class MultiWriter
                     .redirectErrorStream(true).redirectOutput(dir.resolve("writer-" + w + ".log").toFile()).start());
             }
             final long deadline = System.nanoTime() + WAIT_NANOS;
-            final double[] perSecond = new double[MAX_ROUNDS];
-            final double[] cpuPerInsert = new double[MAX_ROUNDS];
-            final double[] faultsPerInsert = new double[MAX_ROUNDS];
-            final long[] jitMillis = new long[MAX_ROUNDS];
-            boolean timed = false;
-            for (int round = 0; !timed; round++)
+            final int maxRounds = MAX_PRACTICE_ROUNDS + TIMED_ROUNDS;
+            final double[] perSecond = new double[maxRounds];
+            final double[] cpuPerInsert = new double[maxRounds];
+            final double[] faultsPerInsert = new double[maxRounds];
+            final long[] jitMillis = new long[maxRounds];
+            int practice = -1; // practice rounds, once the first timed round is known
+            String check = "";
+            for (int round = 0; practice < 0 || round < practice + TIMED_ROUNDS; round++)
             {
                 // timed once a practice round ran with a quiet JIT: the rounds before it compiled what meeting
                 // the other writers needs (a branch first taken in a timed round recompiled the claim path there)
-                timed = round == MAX_ROUNDS - 1 || round > 0 && jitMillis[round - 1] < QUIET_ROUND_JIT_MILLIS;
+                if (practice < 0 && (round == MAX_PRACTICE_ROUNDS || round > 0 && jitMillis[round - 1] < QUIET_ROUND_JIT_MILLIS))
+                {
+                    practice = round;
+                }
                 for (int a = 0; a < avsPerRound; a++)
                 {
-                    created.add(BenchAvs.open(domain, BenchAvs.SHARED, avName(name, round, separate, a),
-                        separate ? perWriter : (long)writers * perWriter));
+                    final String av = avName(name, round, separate, a);
+                    created.put(av, BenchAvs.open(domain, BenchAvs.SHARED, av, separate ? perWriter : (long)writers * perWriter));
                 }
                 rounds = round + 1;
                 final Path next = dir.resolve("round-" + round);
-                Files.writeString(dir.resolve(next.getFileName() + ".tmp"), timed ? TIMED : "practice");
+                Files.writeString(dir.resolve(next.getFileName() + ".tmp"),
+                    practice >= 0 && round == practice + TIMED_ROUNDS - 1 ? LAST : practice >= 0 ? "timed" : "practice");
                 Files.move(dir.resolve(next.getFileName() + ".tmp"), next);
                 for (int w = 0; w < writers; w++)
                 {
                     awaitFile(dir.resolve("ready-" + round + "-" + w), deadline, children.get(w));
                 }
+                removeRoundsBefore(domain, created, avsPerRound); // checked; every writer has closed them
                 Files.createFile(dir.resolve("go-" + round));
                 long first = Long.MAX_VALUE;
                 long last = Long.MIN_VALUE;
@@ -195,10 +219,6 @@ public final class MultiWriter
                 perSecond[round] = (double)writers * perWriter / ((last - first) / 1e9);
                 cpuPerInsert[round] = cpu / ((double)writers * perWriter);
                 faultsPerInsert[round] = faults / ((double)writers * perWriter);
-            }
-            String check = "";
-            for (int round = 0; round < rounds && !check.startsWith("FAILED"); round++)
-            {
                 for (int a = 0; a < avsPerRound && !check.startsWith("FAILED"); a++)
                 {
                     final String av = avName(name, round, separate, a);
@@ -210,8 +230,11 @@ public final class MultiWriter
                 check = (separate && writers > 1 ? writers + " AVs" : "the AV") + " of each of " + rounds + " rounds, " +
                     (separate && writers > 1 ? "each " : "") + check;
             }
-            return new Result(writers, perWriter, batch, perSecond[rounds - 1], rounds - 1, perSecond[0],
-                !check.startsWith("FAILED"), check, cpuPerInsert[rounds - 1], faultsPerInsert[rounds - 1], jitMillis[rounds - 1]);
+            final double[] timed = Arrays.copyOfRange(perSecond, practice, rounds);
+            final int median = practice + medianIndex(timed);
+            return new Result(writers, perWriter, batch, perSecond[median], practice, perSecond[0],
+                !check.startsWith("FAILED"), check, cpuPerInsert[median], faultsPerInsert[median], jitMillis[median], timed,
+                Arrays.copyOfRange(jitMillis, practice, rounds));
         }
         finally
         {
@@ -219,14 +242,7 @@ public final class MultiWriter
             {
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-            created.forEach(AddressVector::close);
-            for (int round = 0; round < rounds; round++)
-            {
-                for (int a = 0; a < avsPerRound; a++)
-                {
-                    domain.unlinkAv(avName(name, round, separate, a));
-                }
-            }
+            removeRoundsBefore(domain, created, 0);
             domain.close();
             try (var files = Files.list(dir))
             {
@@ -237,6 +253,31 @@ public final class MultiWriter
             }
             Files.delete(dir);
         }
+    }
+
+    /** Closes and removes the AVs of {@code created} but its last {@code keep}. */
+    private static void removeRoundsBefore(final Domain domain, final Map<String, AddressVector> created, final int keep)
+    {
+        final var oldest = created.entrySet().iterator();
+        for (int n = created.size() - keep; n > 0; n--)
+        {
+            final Map.Entry<String, AddressVector> av = oldest.next();
+            oldest.remove();
+            av.getValue().close();
+            domain.unlinkAv(av.getKey());
+        }
+    }
+
+    /** The index of the median of {@code values} (of an even count, the lower middle one). */
+    private static int medianIndex(final double[] values)
+    {
+        final Integer[] order = new Integer[values.length];
+        for (int i = 0; i < order.length; i++)
+        {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Double.compare(values[x], values[y]));
+        return order[(values.length - 1) / 2];
     }
 
     /** The AV of round {@code round}: one for all writers, or ({@code separate}) one per writer. */
@@ -329,7 +370,7 @@ public final class MultiWriter
             warmUp(domain, writer, spread, batch);
             for (int round = 0; ; round++)
             {
-                final boolean timed = TIMED.equals(awaitRound(dir.resolve("round-" + round), writer));
+                final boolean last = LAST.equals(awaitRound(dir.resolve("round-" + round), writer));
                 final String av = avName(name, round, mode == Mode.SEPARATE, writer);
                 try (AddressVector handle = domain.openAv(AvAttr.builder().name(av).lowestIndex(!spread).build()))
                 {
@@ -354,7 +395,7 @@ public final class MultiWriter
                     Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end + " " + cpu + " " + faults + " " + jit);
                     Files.move(dir.resolve(done.getFileName() + ".tmp"), done);
                 }
-                if (timed)
+                if (last)
                 {
                     return;
                 }
