@@ -71,7 +71,8 @@
  *       address), per run of R slots (a batch's runs: then also the handle lock once a run and the
  *       buckets of 16 keys loaded together, as a batch call does), or --spread, each writer in a part of the region
  *       of its own (shmav's lowestIndex(false)). Prints each round's two throughputs, their ratio and the
- *       CPU time per insert: the model of org.shmav.bench.MultiWriter's rows.
+ *       CPU time per insert: the model of org.shmav.bench.MultiWriter's rows, which org.shmav.bench.Scaling
+ *       runs in the same rounds as shmav's writers (--passes 1: the _one and _each results).
  *
  * Slot layouts (the state word is src/main/java/org/shmav/shm/SlotDescriptor.java's: state in bits
  * 3..0, VALID = 2, reference count in bits 35..4, generation in bits 63..36):
@@ -852,6 +853,9 @@ static int insert_writers(int p, long n, long run, long work, long rounds, int s
             k + 1, one2, cpu_one, own, cpu_own, one2 / own);
         printf("result insert_writers_p%d_%s%ld_round%ld %.3f ratio\n", p, spread ? "spread" : "run", spread ? 0 : run,
             k + 1, one2 / own);
+        /* the round's two throughputs, by name without the round: a caller running one round takes the ratio itself */
+        printf("result insert_writers_p%d_%s%ld_one %.0f inserts/s\n", p, spread ? "spread" : "run", spread ? 0 : run, one2);
+        printf("result insert_writers_p%d_%s%ld_each %.0f inserts/s\n", p, spread ? "spread" : "run", spread ? 0 : run, own);
     }
     return 0;
 }

@@ -83,7 +83,7 @@ public final class Compare
         final Map<String, Double> memory = c.measureMemory();
         final Rounds compared = c.compareInRounds();
         c.measureOnce();
-        final Scaling scaling = Scaling.run(quick, c.commands);
+        final Scaling scaling = Scaling.run(quick, c.commands, c.peers);
         final GrowthRounds growth = GrowthRounds.run(quick, c.commands, c.peers);
         final Machine.Load after = Machine.load();
         final double minutes = (System.nanoTime() - started) / 60e9;

@@ -44,6 +44,26 @@ final class Peers
     /** Operations of other work per modelled insert: with 400, the 16 MB model comes near shmav's insert. */
     static final int INSERT_MODEL_WORK = 400;
 
+    /** How the writer model claims, as each of shmav's writer rows does; {@code result} names it in memory_limits' results. */
+    enum WriterClaims
+    {
+        /** One frontier: shmav's default rule, one call per address. */
+        FRONTIER("run1", "--run", "1"),
+        /** Each writer in a part of its own: lowestIndex(false). */
+        SPREAD("spread0", "--spread"),
+        /** Runs of 64 from the shared hint: batches of 64 under the default rule. */
+        RUNS_OF_64("run64", "--run", "64");
+
+        final String result;
+        final List<String> args;
+
+        WriterClaims(final String result, final String... args)
+        {
+            this.result = result;
+            this.args = List.of(args);
+        }
+    }
+
     private final Path harness;
     private final Path limits;
 
@@ -111,6 +131,30 @@ final class Peers
     {
         return List.of(limits.toString(), "insert-grow", "1000000", "--first", first, "--work",
             Integer.toString(INSERT_MODEL_WORK), "--passes", "2");
+    }
+
+    /**
+     * Two writers at the memory system's pace (memory_limits insert-writers, one round): {@code perWriter}
+     * inserts each with the insert model's atomics and lines, all into one region and each into a region of
+     * its own; throughputs under {@link #writersModelKey}, inserts/s.
+     */
+    Map<String, Double> writersModel(final int perWriter, final WriterClaims claims) throws Exception
+    {
+        return prefixed("model", exec(writersModelCommand(Integer.toString(perWriter), claims)));
+    }
+
+    /** The key of {@link #writersModel}'s throughput into one region ({@code one}) or a region each. */
+    static String writersModelKey(final WriterClaims claims, final boolean one)
+    {
+        return "model.insert_writers_p2_" + claims.result + (one ? "_one" : "_each");
+    }
+
+    List<String> writersModelCommand(final String perWriter, final WriterClaims claims)
+    {
+        final List<String> command = new ArrayList<>(List.of(limits.toString(), "insert-writers", "2", "--inserts", perWriter,
+            "--work", Integer.toString(INSERT_MODEL_WORK), "--passes", "1"));
+        command.addAll(claims.args);
+        return command;
     }
 
     List<String> bandwidthCommand()

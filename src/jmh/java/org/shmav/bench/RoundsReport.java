@@ -109,13 +109,13 @@ final class RoundsReport
         targets.add(new Target("2 writer JVMs into one shared AV (default rule: lowest free index), one call per address, " +
             "vs into 2 separate AVs (efficiency)",
             rate(scaling.processes.median("proc.shared.P2")) + " inserts/s", "separate AVs: " +
-            rate(scaling.processes.median("proc.separate.P2")) + " inserts/s", e2, e2.median(),
+            rate(scaling.processes.median("proc.separate.P2")) + " inserts/s" + model(Peers.WriterClaims.FRONTIER), e2, e2.median(),
             ">= " + Scaling.TARGET_EFFICIENCY, e2.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
         final Rounds.Spread s2 = scaling.spreadEfficiency(2);
         targets.add(new Target("2 writer JVMs into one shared AV, handles opened with lowestIndex(false) (claims spread out), " +
             "vs into 2 separate AVs (efficiency)",
             rate(scaling.processes.median("proc.spread.P2")) + " inserts/s", "separate AVs: " +
-            rate(scaling.processes.median("proc.separate.P2")) + " inserts/s", s2, s2.median(),
+            rate(scaling.processes.median("proc.separate.P2")) + " inserts/s" + model(Peers.WriterClaims.SPREAD), s2, s2.median(),
             ">= " + Scaling.TARGET_EFFICIENCY, s2.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
         for (final int p : Scaling.BATCH_WRITERS)
         {
@@ -124,9 +124,17 @@ final class RoundsReport
                 " addresses per insert call, vs into " + p + " separate AVs with the same batches (efficiency)",
                 rate(scaling.processes.median(Scaling.processKey(MultiWriter.Mode.SHARED, Scaling.BATCH, p))) + " inserts/s",
                 "separate AVs: " + rate(scaling.processes.median(Scaling.processKey(MultiWriter.Mode.SEPARATE, Scaling.BATCH, p))) +
-                    " inserts/s", b, b.median(), ">= " + Scaling.TARGET_EFFICIENCY,
+                    " inserts/s" + model(Peers.WriterClaims.RUNS_OF_64), b, b.median(), ">= " + Scaling.TARGET_EFFICIENCY,
                 b.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
         }
+    }
+
+    /** The writer model's ratio in the same rounds, for a writer target's "compared with" (Writer scaling has the rows). */
+    private String model(final Peers.WriterClaims claims)
+    {
+        final Rounds.Spread m = scaling.modelEfficiency(claims);
+        return m.perRound().length == 0 ? "" : "; the writer model (the memory system alone), one region / one each in the same rounds: " +
+            spread(m);
     }
 
     /**
@@ -316,6 +324,24 @@ final class RoundsReport
                 .append(scaling.checks.getOrDefault(shared, "?")).append(" | ")
                 .append(scaling.checks.getOrDefault(separate, "?")).append(" |\n");
         }
+        md.append("\nThe writer model in the same rounds (`memory_limits insert-writers`, see Commands): two C processes of ")
+            .append(String.format(Locale.ROOT, "%,d", scaling.perWriter)).append(" inserts each with the insert model's atomics and lines and ")
+            .append(Peers.INSERT_MODEL_WORK).append(" operations of other work an insert,\n")
+            .append("all into one region or each into a region of its own, claiming as the row's writers do; no JIT, no objects, no checks.\n")
+            .append("Its ratio is what this host's memory allowed two writers sharing those lines at that moment; shmav / model\n")
+            .append("below 1 is shmav's own loss:\n\n");
+        md.append("| claims | model: one region, inserts/s | model: a region each, inserts/s | model one / each: median (lowest - highest) | " +
+            "shmav's row (a)/(b) | shmav / model, round by round |\n")
+            .append("|---|---|---|---|---|---|\n");
+        for (final Peers.WriterClaims claims : Peers.WriterClaims.values())
+        {
+            final Rounds.Spread m = scaling.modelEfficiency(claims);
+            final Rounds.Spread shmav = scaling.efficiencyClaiming(claims);
+            md.append("| ").append(claimsLabel(claims)).append(" | ")
+                .append(rates(scaling.processes, Peers.writersModelKey(claims, true))).append(" | ")
+                .append(rates(scaling.processes, Peers.writersModelKey(claims, false))).append(" | ").append(spread(m))
+                .append(" | ").append(spread(shmav)).append(" | ").append(perRound(shmav, m)).append(" |\n");
+        }
         md.append("\nP threads of one JVM into one named AV, ").append(String.format(Locale.ROOT, "%,d", scaling.perWriter))
             .append(" addresses each, through one handle or through a handle each (no target):\n\n");
         md.append("| threads P | one handle, inserts/s | handle per thread, inserts/s | one / per thread: median (lowest - highest) | check |\n")
@@ -369,6 +395,27 @@ final class RoundsReport
     {
         md.append("| ").append(what).append(" | ").append(Report.time(g.median(flat))).append(" | ")
             .append(Report.time(g.median(grown))).append(" | ").append(spread(g.ratio(grown, flat))).append(" |\n");
+    }
+
+    private static String claimsLabel(final Peers.WriterClaims claims)
+    {
+        return switch (claims)
+        {
+            case FRONTIER -> "one frontier, one call per address (default rule)";
+            case SPREAD -> "spread, one call per address (lowestIndex(false))";
+            case RUNS_OF_64 -> "runs of " + Scaling.BATCH + " (default rule, batches of " + Scaling.BATCH + ")";
+        };
+    }
+
+    /** a_k / b_k of two spreads of the same rounds, as "0.93, 1.10, ..." ("-" when either is empty). */
+    private static String perRound(final Rounds.Spread a, final Rounds.Spread b)
+    {
+        final StringBuilder s = new StringBuilder();
+        for (int k = 0; k < Math.min(a.perRound().length, b.perRound().length); k++)
+        {
+            s.append(k == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f", a.perRound()[k] / b.perRound()[k]));
+        }
+        return s.length() == 0 ? "-" : s.toString();
     }
 
     private static String joined(final int[] values)

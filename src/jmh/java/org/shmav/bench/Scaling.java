@@ -13,7 +13,11 @@ import java.util.Map;
  * writer JVMs also insert {@value #BATCH} addresses per call, (a64) into one shared AV with the default
  * (lowest free index) rule and (b64) into separate AVs. Efficiency = (a) / (b) of the same round: what
  * sharing one AV costs against the same processes doing the same work without sharing. Every run is
- * checked (nothing lost or duplicated); a failed check is kept and shown on the page.
+ * checked (nothing lost or duplicated); a failed check is kept and shown on the page. In the same rounds
+ * the writer model (memory_limits insert-writers: two C processes with the insert model's atomics and
+ * lines, no JIT, no objects) claims as each of the three P = 2 rows does, one region against one each:
+ * what the host's memory allowed two writers sharing those lines at that moment (on a 2-core VM it
+ * moved between 0.7 and 1.0 from minute to minute).
  */
 final class Scaling
 {
@@ -38,7 +42,7 @@ final class Scaling
         this.perWriter = perWriter;
     }
 
-    static Scaling run(final boolean quick, final List<String> commands) throws Exception
+    static Scaling run(final boolean quick, final List<String> commands, final Peers peers) throws Exception
     {
         final int rounds = quick ? 2 : 3;
         // 250,000 took about 0.1 s a writer: the same run varied 4x; at 1,000,000 (0.15-0.3 s a writer) one
@@ -58,6 +62,12 @@ final class Scaling
                 () -> processes(p, perWriter, MultiWriter.Mode.SHARED, BATCH, checks));
             procSteps.put("P=" + p + " separate, batches of " + BATCH,
                 () -> processes(p, perWriter, MultiWriter.Mode.SEPARATE, BATCH, checks));
+        }
+        for (final Peers.WriterClaims claims : Peers.WriterClaims.values())
+        {
+            procSteps.put("P=2 model, " + claims.name().toLowerCase(Locale.ROOT), () -> peers.writersModel(perWriter, claims));
+            commands.add(Peers.show(peers.writersModelCommand(Integer.toString(perWriter), claims)) + "   (" + rounds +
+                " rounds, alternating with the writer JVMs)");
         }
         commands.add("java -cp $CP org.shmav.bench.MultiWriter run P " + perWriter + " shared|spread|separate   (P = 1, 2, 4; " +
             rounds + " rounds, alternating with the next)");
@@ -143,6 +153,23 @@ final class Scaling
         return processes.ratio("proc.shared.P" + p, "proc.separate.P" + p);
     }
 
+    /** The writer model's one region / a region each, claiming as {@code claims} says, round by round. */
+    Rounds.Spread modelEfficiency(final Peers.WriterClaims claims)
+    {
+        return processes.ratio(Peers.writersModelKey(claims, true), Peers.writersModelKey(claims, false));
+    }
+
+    /** The efficiency of the P = 2 writer row that claims as {@code claims} says. */
+    Rounds.Spread efficiencyClaiming(final Peers.WriterClaims claims)
+    {
+        return switch (claims)
+        {
+            case FRONTIER -> efficiency(2);
+            case SPREAD -> spreadEfficiency(2);
+            case RUNS_OF_64 -> batchEfficiency(2);
+        };
+    }
+
     /** Efficiency (a')/(b): writers that spread their claims into one AV, against separate AVs. */
     Rounds.Spread spreadEfficiency(final int p)
     {
@@ -171,6 +198,12 @@ final class Scaling
             final Rounds.Spread e = batchEfficiency(p);
             s.append(String.format(Locale.ROOT, "  P=%d batches of %d: efficiency shared/separate %.2f (%.2f-%.2f) %s%n",
                 p, BATCH, e.median(), e.low(), e.high(), e.passes(TARGET_EFFICIENCY) ? "pass" : "miss"));
+        }
+        for (final Peers.WriterClaims claims : Peers.WriterClaims.values())
+        {
+            final Rounds.Spread m = modelEfficiency(claims);
+            s.append(String.format(Locale.ROOT, "  P=2 writer model, %s: one region / one each %.2f (%.2f-%.2f)%n",
+                claims.name().toLowerCase(Locale.ROOT), m.median(), m.low(), m.high()));
         }
         s.append(allChecksOk() ? "  checks: all OK\n" : "  checks: FAILED " + checks + "\n");
         return s.toString();
