@@ -119,8 +119,8 @@ public final class Compare
     private Rounds compareInRounds() throws Exception
     {
         final int rounds = quick ? 2 : 3;
-        // two warm-up passes in a quick run too: after one, a measured pass of 1 fork in 4 allocated 72-472 bytes
-        // once (the loop's check failed the run): one-time work of a path first taken there, such as the method
+        // two warm-up passes in a quick run too: after one, a measured pass allocated 72-472 bytes once in 3 forks of
+        // about 30 (the loop's check failed the run): one-time work of a path first taken there, such as the method
         // handle links of a tag collision's key compare, which JFR showed late in the first pass
         final Jmh insert = Jmh.of("InsertBench\\.").forks(1).iterations(2, quick ? 2 : 4)
             .param("av", BenchAvs.SHARED).gc();
