@@ -15,7 +15,7 @@
  *       map base loaded, FI_ADDR_NOTAVAIL and sign checks); the view's bound, slot 0's address, slot and
  *       address lengths; the destination buffer's fields (position, limit, read-only, address: checked);
  *       the state word's predicate (VALID with references; PUBLISHING tested second). Says what those
- *       loads and branches cost in C, beside the Java loop's figure.
+ *       loads and branches cost in C, beside the Java loop's figure; prints result lookup_64_handle.
  *   memory_limits bandwidth MB [--passes P]
  *       Streaming read of MB megabytes of anonymous memory by one core, P passes (default 5); prints
  *       the median pass in GB/s (10^9 bytes per second).
@@ -264,12 +264,12 @@ static int lookup(long n, int slot_bytes, long passes, int handle)
     if (failed) { fprintf(stderr, "%lu reads failed their check\n", (unsigned long)failed); return 1; }
     printf("# %ld slots of %d bytes in /dev/shm, %ld passes in fi_addr order%s; %lu bytes copied\n", n, slot_bytes,
         passes, handle ? ", with a shmav lookup call's other loads and checks (--handle)" : "", (unsigned long)copied);
-    printf("result lookup_%d %.2f ns/op\n", slot_bytes, median(per_pass, (size_t)passes));
+    printf("result lookup_%d%s %.2f ns/op\n", slot_bytes, handle ? "_handle" : "", median(per_pass, (size_t)passes));
     /* CPU time, for a shared host where elapsed time is mostly other processes' (not a result line: the
      * page's rows use elapsed time); LookupCpu prints shmav's in the same form. */
     double lowest = cpu_per_pass[0];
     for (long p = 1; p < passes; p++) lowest = cpu_per_pass[p] < lowest ? cpu_per_pass[p] : lowest;
-    printf("# lookup_%d CPU time: lowest pass %.2f ns/op, median %.2f\n", slot_bytes, lowest,
+    printf("# lookup_%d%s CPU time: lowest pass %.2f ns/op, median %.2f\n", slot_bytes, handle ? "_handle" : "", lowest,
         median(cpu_per_pass, (size_t)passes));
     free(cpu_per_pass);
     free(fi_addrs);

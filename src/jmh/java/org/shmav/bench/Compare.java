@@ -160,6 +160,7 @@ public final class Compare
         {
             commands.add(Peers.show(peers.limitLookupCommand(N, slot)) + each);
         }
+        commands.add(Peers.show(peers.handleLookupCommand(N)) + each);
         final Rounds r = new Rounds("comparisons").run(rounds, steps);
         for (final Map.Entry<String, List<Double>> e : r.all().entrySet())
         {

@@ -75,7 +75,8 @@ final class Peers
 
     /**
      * The C loop doing only the seqlock read of a lookup over {@code n} slots in /dev/shm, in fi_addr
-     * order, for each of {@link #SLOT_BYTES}: "limit.lookup_64" and "limit.lookup_32", ns per lookup.
+     * order, for each of {@link #SLOT_BYTES}: "limit.lookup_64" and "limit.lookup_32", ns per lookup; and
+     * the same loop over 64-byte slots doing also a lookup call's loads and checks: "limit.lookup_64_handle".
      */
     Map<String, Double> limitLookup(final int n) throws Exception
     {
@@ -84,12 +85,21 @@ final class Peers
         {
             figures.putAll(prefixed("limit", exec(limitLookupCommand(n, slot))));
         }
+        figures.putAll(prefixed("limit", exec(handleLookupCommand(n))));
         return figures;
     }
 
     List<String> limitLookupCommand(final int n, final int slotBytes)
     {
         return List.of(limits.toString(), "lookup", Integer.toString(n), Integer.toString(slotBytes), "--passes", "10");
+    }
+
+    /** {@link #limitLookupCommand} over 64-byte slots behind what one shmav lookup call also loads and checks. */
+    List<String> handleLookupCommand(final int n)
+    {
+        final List<String> command = new ArrayList<>(limitLookupCommand(n, 64));
+        command.add("--handle");
+        return command;
     }
 
     /**

@@ -92,7 +92,9 @@ final class Report
             .append("process can change, must be no slower than the shared one (shared time / private time >= 1 in every\n")
             .append("round). The physical-limit rows compare each with a C loop doing nothing but one lookup's seqlock\n")
             .append("read over 1M slots of shmav's size and layout in a /dev/shm mapping, in the same fi_addr order: shmav's\n")
-            .append("lookup passes when it takes at most twice the loop's time. The growth row times 1M inserts into an\n")
+            .append("lookup passes when it takes at most twice the loop's time. Beside the loop-form rows, the same C loop\n")
+            .append("doing also a lookup call's loads and checks, in the same rounds: what this API's work costs in C.\n")
+            .append("The growth row times 1M inserts into an\n")
             .append("AV created with count 1, which grows all the way, against one created with count 1M (see Growth).\n")
             .append("The batched writer row runs 2 writer JVMs inserting 64 addresses per call into one AV under the\n")
             .append("default rule (lowest free index), against the same batches into separate AVs (see Writer scaling).\n");
@@ -246,13 +248,24 @@ final class Report
                 .append(" | ").append(String.format(Locale.ROOT, "%.2fx", shared / ns)).append(" the time | ")
                 .append(String.format(Locale.ROOT, "%.2fx", priv / ns)).append(" the time |\n");
         }
+        final double handle = r.get("limit.lookup_64_handle");
+        if (!Double.isNaN(handle))
+        {
+            md.append("| C seqlock read, 64-byte slots, with a lookup call's loads and checks (`--handle`) | ").append(time(handle))
+                .append(" | ").append(String.format(Locale.ROOT, "%.1f GB/s", 64 / handle)).append(" | ")
+                .append(String.format(Locale.ROOT, "%.2fx", shared / handle)).append(" the time | ")
+                .append(String.format(Locale.ROOT, "%.2fx", priv / handle)).append(" the time |\n");
+        }
         final int slot = RoundsReport.shmavSlotBytes();
         md.append("| shmav, shared AV (").append(slot).append("-byte slots) | ").append(time(shared)).append(" | ")
             .append(String.format(Locale.ROOT, "%.1f GB/s", slot / shared)).append(" | - | - |\n");
         md.append("| shmav, private AV (").append(slot).append("-byte slots) | ").append(time(priv)).append(" | ")
             .append(String.format(Locale.ROOT, "%.1f GB/s", slot / priv)).append(" | - | - |\n");
         md.append("\nThe limit targets compare shmav's lookup with the C loop over slots of shmav's own size, ")
-            .append(RoundsReport.limitSlotBytes()).append(" bytes.\n");
+            .append(RoundsReport.limitSlotBytes()).append(" bytes.\n")
+            .append("The `--handle` row is that loop doing also what one lookup call loads and checks besides the slot\n")
+            .append("(the handle's chain to its view, the fi_addr's decode and bound, the destination buffer's fields), as\n")
+            .append("the JIT compiles it: shmav's work, in C.\n");
         md.append("\nOne 64-byte line at ").append(String.format(Locale.ROOT, "%.1f GB/s", bandwidth)).append(" takes ")
             .append(time(64 / bandwidth)).append("; a dependent read at a random place in 16 MB of /dev/shm (the hash of a\n")
             .append("1M-entry AV, which every insert probes once) took ").append(time(r.get("memory.random_read_16mb")))

@@ -70,9 +70,10 @@ final class RoundsReport
             ratio("lookup, " + kind + " AV, 1M entries, vs the physical limit: a C loop doing only the seqlock read of " +
                 "slots of the same size in /dev/shm (within 2x)", key, "C seqlock read, " + limitSlotBytes() + "-byte slots",
                 limitKey(), 0.5);
+            final String loop = "shmav.lookupLoop." + kind + ".1000000";
             ratio("lookup, " + kind + " AV, 1M entries, in the C loop's form (1M lookups in fi_addr order in one Java loop) " +
-                "vs that C loop (within 2x)", "shmav.lookupLoop." + kind + ".1000000", "C seqlock read, " +
-                limitSlotBytes() + "-byte slots", limitKey(), 0.5);
+                "vs that C loop (within 2x)", loop, "C seqlock read, " + limitSlotBytes() + "-byte slots", limitKey(), 0.5,
+                handleLoop(loop));
         }
         ratio("private-AV lookup no slower than shared-AV lookup (1M entries)", lookupPrivate, "shmav shared AV", lookup, 1);
         ratio("single-address insert (1M) vs sockets' batch insert per address", single, "sockets named AV, batch of 1M",
@@ -127,6 +128,21 @@ final class RoundsReport
                     " inserts/s" + model(Peers.WriterClaims.RUNS_OF_64), b, b.median(), ">= " + Scaling.TARGET_EFFICIENCY,
                 b.passes(Scaling.TARGET_EFFICIENCY) && scaling.allChecksOk()));
         }
+    }
+
+    /**
+     * For a loop-form lookup target's "compared with": the C loop that also does a lookup call's loads and
+     * checks ({@code memory_limits lookup --handle}), its time and what it takes of shmav's, in the same rounds.
+     */
+    private String handleLoop(final String shmavKey)
+    {
+        final String key = "limit.lookup_64_handle";
+        if (Double.isNaN(compared.median(key)))
+        {
+            return "";
+        }
+        return "; the same loop with a lookup call's loads and checks (--handle) in the same rounds: " +
+            Report.time(compared.median(key)) + ", its time / shmav's " + spread(compared.ratio(key, shmavKey));
     }
 
     /** The writer model's ratio in the same rounds, for a writer target's "compared with" (Writer scaling has the rows). */
@@ -188,9 +204,16 @@ final class RoundsReport
     private void ratio(final String what, final String shmavKey, final String peerName, final String peerKey,
         final double needed)
     {
+        ratio(what, shmavKey, peerName, peerKey, needed, "");
+    }
+
+    /** {@link #ratio(String, String, String, String, double)}, {@code more} said after the peer's figure. */
+    private void ratio(final String what, final String shmavKey, final String peerName, final String peerKey,
+        final double needed, final String more)
+    {
         final Rounds.Spread s = compared.ratio(peerKey, shmavKey);
         targets.add(new Target(what, Report.time(compared.median(shmavKey)),
-            peerName + ": " + Report.time(compared.median(peerKey)), s, s.median(), needed(needed), s.passes(needed)));
+            peerName + ": " + Report.time(compared.median(peerKey)) + more, s, s.median(), needed(needed), s.passes(needed)));
     }
 
     /** How a needed ratio reads: ">= 1 (no slower)", ">= 1.2x", ">= 0.5x (at most 2x the time)". */
