@@ -248,7 +248,7 @@ final class Report
                 .append(" | ").append(String.format(Locale.ROOT, "%.2fx", shared / ns)).append(" the time | ")
                 .append(String.format(Locale.ROOT, "%.2fx", priv / ns)).append(" the time |\n");
         }
-        final double handle = r.get("limit.lookup_64_handle");
+        final double handle = r.get(RoundsReport.HANDLE_KEY);
         if (!Double.isNaN(handle))
         {
             md.append("| C seqlock read, 64-byte slots, with a lookup call's loads and checks (`--handle`) | ").append(time(handle))

@@ -136,13 +136,12 @@ final class RoundsReport
      */
     private String handleLoop(final String shmavKey)
     {
-        final String key = "limit.lookup_64_handle";
-        if (Double.isNaN(compared.median(key)))
+        if (Double.isNaN(compared.median(HANDLE_KEY)))
         {
             return "";
         }
         return "; the same loop with a lookup call's loads and checks (--handle) in the same rounds: " +
-            Report.time(compared.median(key)) + ", its time / shmav's " + spread(compared.ratio(key, shmavKey));
+            Report.time(compared.median(HANDLE_KEY)) + ", its time / shmav's " + spread(compared.ratio(HANDLE_KEY, shmavKey));
     }
 
     /** The writer model's ratio in the same rounds, for a writer target's "compared with" (Writer scaling has the rows). */
@@ -194,6 +193,9 @@ final class RoundsReport
         }
         return 64;
     }
+
+    /** The figure of the C loop over 64-byte slots that also does a lookup call's loads and checks (--handle). */
+    static final String HANDLE_KEY = "limit.lookup_64_handle";
 
     /** The figure of the C loop the limit targets use, e.g. "limit.lookup_64". */
     static String limitKey()
