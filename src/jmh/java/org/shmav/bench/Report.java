@@ -94,8 +94,8 @@ final class Report
             .append("read over 1M slots of shmav's size and layout in a /dev/shm mapping, in the same fi_addr order: shmav's\n")
             .append("lookup passes when it takes at most twice the loop's time. Beside the loop-form rows, the same C loop\n")
             .append("doing also a lookup call's loads and checks, in the same rounds: what this API's work costs in C.\n")
-            .append("The growth row times 1M inserts into an\n")
-            .append("AV created with count 1, which grows all the way, against one created with count 1M (see Growth).\n")
+            .append("The growth row times 1M inserts into an AV created with count 1, which grows all the way, against\n")
+            .append("one created with count 1M (see Growth).\n")
             .append("The batched writer row runs 2 writer JVMs inserting 64 addresses per call into one AV under the\n")
             .append("default rule (lowest free index), against the same batches into separate AVs (see Writer scaling).\n");
         md.append("\nThe single-insert targets compare one `fi_av_insert` call per address with sockets doing the same,\n")
