@@ -41,7 +41,11 @@ final class Peers
     static final int RANDOM_MB = 16;
     /** Hash sizes of the insert model: none, about an L2's (2 MiB a core here), a 1M-entry AV's. */
     static final int[] INSERT_MODEL_MB = {0, 2, RANDOM_MB};
-    /** Operations of other work per modelled insert: with 400, the 16 MB model comes near shmav's insert. */
+    /**
+     * Operations of other work per modelled insert, standing in for shmav's own instructions: 400 matched at load
+     * 20-165; on a quiet host 700 does (benchmarks.md, Insert: atomics and lines). Kept at 400 so that every
+     * model row stays comparable with the pages before; a change moves the growth and writer models' bars too.
+     */
     static final int INSERT_MODEL_WORK = 400;
 
     /** How the writer model claims, as each of shmav's writer rows does; {@code result} names it in memory_limits' results. */
