@@ -102,14 +102,13 @@ final class Machine
      */
     private static String insertModel(final Map<String, Double> memory)
     {
-        final String w = "_w" + Peers.INSERT_MODEL_WORK;
-        final double none = memory.getOrDefault("memory.insert_model_0mb" + w, Double.NaN);
+        final double none = memory.getOrDefault(Peers.insertModelKey(0), Double.NaN);
         final StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%.1f ns per insert without a hash", none));
         for (final int mb : Peers.INSERT_MODEL_MB)
         {
             if (mb > 0)
             {
-                final double with = memory.getOrDefault("memory.insert_model_" + mb + "mb" + w, Double.NaN);
+                final double with = memory.getOrDefault(Peers.insertModelKey(mb), Double.NaN);
                 text.append(String.format(Locale.ROOT, "; %.1f with a random bucket CAS in %d MB (+%.1f)", with, mb, with - none));
             }
         }

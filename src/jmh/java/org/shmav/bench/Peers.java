@@ -121,6 +121,12 @@ final class Peers
         return figures;
     }
 
+    /** The key of {@link #memory}'s insert model figure with a hash of {@code mb} MB (0: none), ns per insert. */
+    static String insertModelKey(final int mb)
+    {
+        return "memory.insert_model_" + mb + "mb_w" + INSERT_MODEL_WORK;
+    }
+
     /**
      * One insert's memory traffic without shmav's code (memory_limits insert): a random bucket CAS in
      * {@code mb} MB (0: none; "MB" for the page's command list), the slot and map_addr written in order,
