@@ -137,7 +137,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_H_AUTH_KEYS_OFFSET  104
 #define SHMAV_H_HASH_OFFSET       112 /* segment 0's hash */
 #define SHMAV_H_HASH_BUCKETS      120 /* segment 0's buckets */
-#define SHMAV_H_SEGMENT_COUNT     128 /* u32, segments published: release store by a grower, acquire here */
+#define SHMAV_H_SEGMENT_COUNT     128 /* u32, segments published: raised by a grower's 32-bit CAS, acquire here */
 #define SHMAV_H_ADDR_LEN_VARYING  132 /* u32, layout 8: 1 when FI_FORMAT_UNSPEC addresses have lengths of their own */
 #define SHMAV_H_CREATED_MILLIS    136
 #define SHMAV_H_MAX_CAPACITY      144
@@ -695,7 +695,7 @@ static inline int shmav_av_follow(shmav_av *av, char *err, size_t errlen)
     {
         return av->base == NULL ? shmav__fail(err, errlen, EINVAL, "the AV is not open") : 0;
     }
-    /* Acquire: pairs with the grower's release store, so the new segment table entries and slots are seen. */
+    /* Acquire: pairs with the grower's CAS (sequentially consistent), so the new segment table entries and slots are seen. */
     if (shmav__load32(av->base, SHMAV_H_SEGMENT_COUNT, memory_order_acquire) == av->segments)
     {
         return 0;
@@ -807,7 +807,9 @@ static inline int shmav_av_open(shmav_av *av, const char *path, char *err, size_
         close(fd);
         return shmav__fail(err, errlen, EINVAL, "'%s' is not a regular file", path);
     }
-    if (st.st_size < (off_t)SHMAV_HEADER_LENGTH || (uint64_t)st.st_size > SHMAV_MAX_FILE_LENGTH)
+    /* No upper bound: zeros that growers appended and never published may take the file past the largest
+     * mapping; only the published length is mapped, and the header's checks bound it. */
+    if (st.st_size < (off_t)SHMAV_HEADER_LENGTH)
     {
         close(fd);
         return shmav__fail(err, errlen, EINVAL, "'%s' is %lld bytes: not a shmav AV, or truncated", path,

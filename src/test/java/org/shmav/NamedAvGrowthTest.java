@@ -7,6 +7,7 @@ import static org.shmav.AvTestSupport.assertErrno;
 import static org.shmav.AvTestSupport.distinctIn4;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -271,6 +272,36 @@ class NamedAvGrowthTest
                 assertEquals(newerSize, java.nio.file.Files.size(shm.dir().resolve("removed")), "the newer AV's file untouched");
                 assertEquals(1, newer.count());
             }
+        }
+    }
+
+    /**
+     * Growers append zeros past the published length (one that wakes late after another published its
+     * segment, up to 1 MiB each: shm-layout.md, GROWTH), so the file may pass 2^31 - 1 bytes, the most one
+     * mapping holds, while its segments stay within it. Openers map the published length and must read and
+     * write such an AV; they refused it by the file's size before (FI_EINVAL "not a shmav AV, or truncated").
+     */
+    @Test
+    void aFileLongerThanTheLargestMappingPastItsSegmentsIsOpened() throws IOException
+    {
+        final ByteBuffer[] addrs = distinctIn4(3);
+        try (AddressVector av = open("long", 64, 0))
+        {
+            insert(av, addrs[0]);
+            insert(av, addrs[1]);
+        }
+        try (RandomAccessFile f = new RandomAccessFile(shm.dir().resolve("long").toFile(), "rw"))
+        {
+            f.setLength(AvFileDescriptor.MAX_FILE_LENGTH + 4097); // a hole: as long as late zeros, without the memory
+        }
+        try (AddressVector writer = open("long", 0, 0);
+             AddressVector reader = open("long", 0, Fi.READ))
+        {
+            assertEquals(2, reader.count());
+            assertEquals(2, insert(writer, addrs[2]));
+            assertEquals(3, reader.count());
+            assertArrayEquals(addrs[1].array(), lookup(reader, 1));
+            assertArrayEquals(addrs[2].array(), lookup(reader, 2));
         }
     }
 

@@ -83,7 +83,7 @@ public final class OlderLayout
         {
             final FileChannel fc = ch.channelFor(false);
             final long size = fc.size();
-            if (size < HEADER_LENGTH || size > MAX_FILE_LENGTH)
+            if (size < HEADER_LENGTH)
             {
                 return null;
             }

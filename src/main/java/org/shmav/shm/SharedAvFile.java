@@ -317,8 +317,10 @@ public final class SharedAvFile
     }
 
     /**
-     * Maps the header page read-only or read-write after checking the file's size is one an AV file can
-     * have. Only the header: its published length says how much more to map.
+     * Maps the header page read-only or read-write after checking the file holds one. Only the header: its
+     * published length says how much more to map. No upper bound on the size: the file may run past the
+     * largest mapping (2^31 - 1 bytes) with zeros growers appended and never published (shm-layout.md,
+     * GROWTH), which nobody maps; the header's checks bound the published length.
      */
     static Memory mapHeader(final AvFileChannel file, final Path path, final String name, final boolean readOnly)
     {
@@ -326,7 +328,7 @@ public final class SharedAvFile
         {
             final FileChannel ch = file.channelFor(!readOnly);
             final long size = ch.size();
-            if (size < HEADER_LENGTH || size > MAX_FILE_LENGTH)
+            if (size < HEADER_LENGTH)
             {
                 throw invalid("named AV '" + name + "' (" + path + ") is " + size +
                     " bytes: not a shmav AV, or truncated");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.RandomAccessFile;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -40,6 +41,7 @@ import org.shmav.FabricException;
 import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.cli.ShmavCli;
+import org.shmav.shm.AvFileDescriptor;
 
 /**
  * The C reader shipped in src/main/c (shmav_av.h, shmav_read.c) against AVs written by Java: it is
@@ -701,6 +703,30 @@ class CReaderIT
         assertEquals(end0 + gap, image(Files.readAllBytes(dir.path().resolve("gapped"))).getLong(512 + 16),
             "segment 1 starts 3 pages past the end of segment 0");
         assertEquals(40, compareWithJava(null, "gapped"), "a reader of an AV with a gap");
+    }
+
+    /**
+     * Zeros growers appended and never published (a late grower's, up to 1 MiB each) may take the file past
+     * 2^31 - 1 bytes, the largest mapping, while its segments stay within it: C and Java map the published
+     * length and read the AV. Both refused such a file by its size before.
+     */
+    @Test
+    void shouldReadAnAvWhoseFileRunsPastTheLargestMapping() throws Exception
+    {
+        final AddrFormat format = AddrFormat.SOCKADDR_IN;
+        try (Domain d = CReaderChurn.domain(dir.path(), format);
+             AddressVector av = d.openAv(AvAttr.builder().name("long").type(AvType.TABLE).count(64).build()))
+        {
+            for (long s = 1; s <= 5; s++)
+            {
+                CReaderChurn.insert(av, format, s);
+            }
+        }
+        try (RandomAccessFile f = new RandomAccessFile(dir.path().resolve("long").toFile(), "rw"))
+        {
+            f.setLength(AvFileDescriptor.MAX_FILE_LENGTH + 4097); // a hole: as long as late zeros, without the memory
+        }
+        assertEquals(5, compareWithJava(null, "long"), "a reader of an AV whose file runs past 2^31 - 1 bytes");
     }
 
     @SafeVarargs
