@@ -695,7 +695,7 @@ static inline int shmav_av_follow(shmav_av *av, char *err, size_t errlen)
     {
         return av->base == NULL ? shmav__fail(err, errlen, EINVAL, "the AV is not open") : 0;
     }
-    /* Acquire: pairs with the grower's CAS (sequentially consistent), so the new segment table entries and slots are seen. */
+    /* Acquire: pairs with the grower's CAS, so the new segment table entries and slots are seen. */
     if (shmav__load32(av->base, SHMAV_H_SEGMENT_COUNT, memory_order_acquire) == av->segments)
     {
         return 0;
