@@ -242,19 +242,14 @@ final class Report
         final double priv = r.get("shmav.lookup.private.1000000");
         for (final int slot : Peers.SLOT_BYTES)
         {
-            final double ns = r.get("limit.lookup_" + slot);
-            md.append("| C seqlock read, ").append(slot).append("-byte slots").append(slot == 64 ? " (SlotDescriptor's layout)" : " (compact)")
-                .append(" | ").append(time(ns)).append(" | ").append(String.format(Locale.ROOT, "%.1f GB/s", slot / ns))
-                .append(" | ").append(String.format(Locale.ROOT, "%.2fx", shared / ns)).append(" the time | ")
-                .append(String.format(Locale.ROOT, "%.2fx", priv / ns)).append(" the time |\n");
+            limitRow(md, "C seqlock read, " + slot + "-byte slots" + (slot == 64 ? " (SlotDescriptor's layout)" : " (compact)"),
+                slot, r.get("limit.lookup_" + slot), shared, priv);
         }
         final double handle = r.get(RoundsReport.HANDLE_KEY);
         if (!Double.isNaN(handle))
         {
-            md.append("| C seqlock read, 64-byte slots, with a lookup call's loads and checks (`--handle`) | ").append(time(handle))
-                .append(" | ").append(String.format(Locale.ROOT, "%.1f GB/s", 64 / handle)).append(" | ")
-                .append(String.format(Locale.ROOT, "%.2fx", shared / handle)).append(" the time | ")
-                .append(String.format(Locale.ROOT, "%.2fx", priv / handle)).append(" the time |\n");
+            limitRow(md, "C seqlock read, 64-byte slots, with a lookup call's loads and checks (`--handle`)", 64, handle,
+                shared, priv);
         }
         final int slot = RoundsReport.shmavSlotBytes();
         md.append("| shmav, shared AV (").append(slot).append("-byte slots) | ").append(time(shared)).append(" | ")
@@ -288,6 +283,16 @@ final class Report
     {
         md.append("| ").append(what).append(" | ").append(bytes(r.alloc(priv))).append(" | ").append(bytes(r.alloc(shared)))
             .append(" |\n");
+    }
+
+    /** A row of Lookup against the memory system: a C loop's time over slots of {@code slot} bytes, and shmav's against it. */
+    private static void limitRow(final StringBuilder md, final String what, final int slot, final double ns, final double shared,
+        final double priv)
+    {
+        md.append("| ").append(what).append(" | ").append(time(ns)).append(" | ")
+            .append(String.format(Locale.ROOT, "%.1f GB/s", slot / ns)).append(" | ")
+            .append(String.format(Locale.ROOT, "%.2fx", shared / ns)).append(" the time | ")
+            .append(String.format(Locale.ROOT, "%.2fx", priv / ns)).append(" the time |\n");
     }
 
     static String time(final double ns)
