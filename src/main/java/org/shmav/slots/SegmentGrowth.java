@@ -29,7 +29,8 @@ import org.shmav.shm.SharedAvFile;
  *   5 reserve   FI_ENOSPC if the file system has no room for what [t, end) still lacks; else append
  *               zeros until the file reaches end, raising the claim's progress after every step; a
  *               failed raise means taken over
- *   6 prepare   map the file to end; CAS each map_addr entry of the new slots from 0 to all ones;
+ *   6 prepare   map the file to end; check what other growers left there, raising the progress
+ *               after every 1 MiB; CAS each map_addr entry of the new slots from 0 to all ones;
  *               free-group marks
  *   7 publish   CAS segment n's slotsOffset from 0 to t, store its hashOffset, CAS segmentCount from
  *               n to n + 1; any writer that finds the entry set does these two
@@ -168,8 +169,8 @@ final class SegmentGrowth
                 }
             }
             final Memory mapped = SegmentFile.map(view.file(), end, name);
-            checkLeftBytes(mapped, bigger, start, Math.min(found, end), name);
-            if (!touchPages(mapped, start, bigger.hashArea(n, 1), claim::advance))
+            if (!checkLeftBytes(mapped, bigger, start, Math.min(found, end), name, claim::advance) ||
+                !touchPages(mapped, start, bigger.hashArea(n, 1), claim::advance))
             {
                 return null;
             }
@@ -233,10 +234,13 @@ final class SegmentGrowth
      * before this grower appended, are what growers leave there: zeros, and all ones in map_addr
      * entries (a grower of the segment that was taken over or died). Anything else was written by
      * another program, and growth never overwrites a byte (step 5), so it would become slot or bucket
-     * contents. Bytes appended since need no look: appends write only zeros.
+     * contents. Bytes appended since need no look: appends write only zeros. The claim advances every
+     * {@link SegmentFile#ZEROS_STEP} bytes checked, as in the appends: a taker of a claim whose zeros
+     * were all appended reads up to a whole segment here, first touches included, and a check that stood
+     * still for 200 ms would be taken over, its taker's check too, and so on. False when taken over.
      */
-    private static void checkLeftBytes(final Memory m, final AvLayout bigger, final long from, final long to,
-        final String name)
+    static boolean checkLeftBytes(final Memory m, final AvLayout bigger, final long from, final long to,
+        final String name, final BooleanSupplier stillMine)
     {
         final int k = bigger.segments() - 1;
         final long mapFrom = bigger.map(bigger.segmentFirst(k));
@@ -248,13 +252,18 @@ final class SegmentGrowth
             {
                 if (m.getLongVolatile(segmentOffset(k) + SEGMENT_SLOTS_OFFSET) != 0)
                 {
-                    return; // published meanwhile (and in use): not this grower's to judge any more
+                    return true; // published meanwhile (and in use): not this grower's to judge any more
                 }
                 throw new FabricException(FiErrno.EIO, "named AV '" + name + "' is damaged: byte " + at +
                     " of its file, past its last segment where the next one goes, is not zero (written by another " +
                     "program?): growth never overwrites it; remove the AV with 'shmav rm' and create it again");
             }
+            if (((at - from + 8) & (SegmentFile.ZEROS_STEP - 1)) == 0 && !stillMine.getAsBoolean())
+            {
+                return false;
+            }
         }
+        return true;
     }
 
     /**

@@ -137,6 +137,39 @@ class SegmentGrowthTest
         }
     }
 
+    /**
+     * A taker of a claim whose owner appended all of its segment's zeros, then died, checks every word of
+     * them before it prepares the segment (step 6), first touches included, and advances the claim after
+     * every MiB checked, as its appends would have: a check that outlasted 200 ms without a mark would be
+     * taken over by the next grower, whose check would be taken over in turn.
+     */
+    @Test
+    void shouldAdvanceItsClaimWhileItChecksTheZerosOfAClaimItTookOver() throws IOException
+    {
+        try (AddressVector av = domain.openAv(AvAttr.builder().type(AvType.TABLE).name("left").count(1 << 16).build()))
+        {
+            Region region = ToolAccess.openForRepair(dir.resolve("left"));
+            try
+            {
+                final AvLayout grown = region.layout().grown();
+                final long start = region.layout().fileLength();
+                appendZeros("left", (int)(grown.fileLength() - start)); // all of segment 1's bytes
+                putHeader("left", GROWTH_CLAIM_OFFSET, GrowthClaim.next(0, 1, 1000)); // entry 1000: nobody holds its lock
+                region = region.grow("left");
+                assertEquals(2, region.layout().segments());
+                final long checked = (grown.fileLength() - start) / SegmentFile.ZEROS_STEP;
+                final long touched = (grown.hashArea(1, 1) - start) / SegmentFile.ZEROS_STEP;
+                final long progress = GrowthClaim.progress(header("left", GROWTH_CLAIM_OFFSET));
+                assertTrue(progress >= checked + touched, "the claim advanced " + progress + " times, for " + checked +
+                    " MiB checked and " + touched + " MiB touched");
+            }
+            finally
+            {
+                region.detach();
+            }
+        }
+    }
+
     /** A claim whose owner's attacher lock is free (the owner died) is taken over without the 200 ms wait. */
     @Test
     void shouldTakeOverADeadOwnersClaimAtOnce() throws IOException
