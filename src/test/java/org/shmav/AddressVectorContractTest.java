@@ -805,6 +805,30 @@ abstract class AddressVectorContractTest
         }
     }
 
+    /**
+     * Every u64 is a user id but FI_ADDR_NOTAVAIL, the default: 2^63 too, which shmav once took for "no id"
+     * (an insert stored the default instead, and a read of one set answered FI_EINVAL).
+     */
+    @Test
+    void shouldKeepEveryUserIdButTheDefault()
+    {
+        try (Domain d = openDomain(); AddressVector av = openAv(d, table(16)))
+        {
+            final long[] ids = {Long.MIN_VALUE, Long.MAX_VALUE};
+            assertEquals(2, av.insert(concat(A, B), 2, ids, Fi.AV_USER_ID, null));
+            assertEquals(Long.MIN_VALUE, av.userId(0));
+            assertEquals(Long.MAX_VALUE, av.userId(1));
+            assertEquals(1, av.insert(A.duplicate(), 1, new long[] {Fi.ADDR_NOTAVAIL}, Fi.AV_USER_ID, null));
+            assertEquals(Long.MIN_VALUE, av.userId(0), "FI_ADDR_NOTAVAIL is no id: the entry keeps its own");
+        }
+        try (Domain d = openDomain(); AddressVector av = openAv(d, table(16).flags(Fi.AV_USER_ID)))
+        {
+            final long a = insertOne(av, A);
+            av.setUserId(a, Long.MIN_VALUE, 0);
+            assertEquals(Long.MIN_VALUE, av.userId(a));
+        }
+    }
+
     @Test
     void shouldRejectSetUserIdWithoutTheOpenFlag()
     {

@@ -14,6 +14,7 @@ import org.shmav.Fi;
 import org.shmav.FiErrno;
 import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvFileDescriptor;
+import org.shmav.shm.SlotDescriptor;
 import org.shmav.slots.Region;
 import org.shmav.slots.SlotTable;
 import org.shmav.slots.Writer;
@@ -236,7 +237,7 @@ final class AvInserter
         {
             return -invalidAddress;
         }
-        final long userId = (flags & Fi.AV_USER_ID) != 0 ? fiAddr[i] : Long.MIN_VALUE;
+        final long userId = (flags & Fi.AV_USER_ID) != 0 ? fiAddr[i] : SlotDescriptor.NO_USER_ID;
         long authKey = -1L;
         if ((flags & Fi.AUTH_KEY) != 0)
         {
@@ -311,7 +312,8 @@ final class AvInserter
             {
                 ensureIndex(index);
                 final Region r = regions.current();
-                result = r.table().insertAt(r.writer(), index, addr, at, len, -1L, Long.MIN_VALUE, codec.mapArrayBase(r));
+                result = r.table().insertAt(r.writer(), index, addr, at, len, -1L, SlotDescriptor.NO_USER_ID,
+                    codec.mapArrayBase(r));
             }
             while (result == SlotTable.STALE_VIEW);
             if (result == -FiErrno.EADDRINUSE)

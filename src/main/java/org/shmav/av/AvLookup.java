@@ -150,12 +150,12 @@ final class AvLookup
     {
         av.checkOpen();
         final long index = av.indexOf(fiAddr);
-        final long id = index < 0 ? Long.MIN_VALUE : regions.current().table().userId(index);
-        if (id == Long.MIN_VALUE)
+        final long[] id = new long[1];
+        if (index < 0 || !regions.current().table().userId(index, id))
         {
             throw invalid("fi_addr 0x" + Long.toHexString(fiAddr) + " is unset, removed or out of range");
         }
-        return id;
+        return id[0];
     }
 
     /** True when {@code fiAddr} names a valid entry now. */

@@ -113,8 +113,8 @@ record AvSnapshot(
         final SlotTable table = region.table();
         addr.clear();
         final int len = table.lookup(i, addr);
-        final long userId = table.userId(i);
-        if (len < 0 || userId == Long.MIN_VALUE)
+        final long[] userId = new long[1];
+        if (len < 0 || !table.userId(i, userId))
         {
             return null;
         }
@@ -123,7 +123,7 @@ record AvSnapshot(
         final long fiAddr = region.layout().avType() == org.shmav.AvType.MAP ? region.storedMapBase() + i : i;
         final long refs = SlotDescriptor.state(word) == SlotDescriptor.VALID ? SlotDescriptor.payload(word) : 1; // committed: its owner's
         final long authKey = table.authKeyOf(i); // the index of the auth key the entry is bound to, -1 for none
-        return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId, refs,
+        return new Entry(i, fiAddr, SlotDescriptor.generation(word), text, userId[0], refs,
             authKey == Long.MIN_VALUE ? -1 : authKey);
     }
 

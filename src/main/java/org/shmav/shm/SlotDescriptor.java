@@ -43,8 +43,13 @@ public final class SlotDescriptor
 {
     /** u64: state, payload and generation. */
     public static final int STATE_OFFSET = 0;
-    /** u64: user id set with FI_AV_USER_ID or setUserId. */
+    /** u64: user id set with FI_AV_USER_ID or setUserId; {@link #NO_USER_ID} until then. */
     public static final int USER_ID_OFFSET = 8;
+    /**
+     * The user id of an entry that was given none: FI_ADDR_NOTAVAIL, libfabric's default. A per-insert user
+     * id equal to it is no id: the new entry's is this one, and an entry the address already had keeps its own.
+     */
+    public static final long NO_USER_ID = -1L;
     /** u64: auth-key handle the address is bound to, or FI_ADDR_NOTAVAIL. */
     public static final int AUTH_KEY_OFFSET = 16;
     /** u32: bytes of the stored address. */

@@ -176,7 +176,7 @@ final class KeyPlacer
         {
             return RETRY;
         }
-        if (userId != Long.MIN_VALUE)
+        if (userId != NO_USER_ID)
         {
             m.setLongVolatile(slot + USER_ID_OFFSET, userId);
         }
@@ -233,7 +233,7 @@ final class KeyPlacer
         {
             return RETRY;
         }
-        if (userId != Long.MIN_VALUE)
+        if (userId != NO_USER_ID)
         {
             m.setLongVolatile(slot + USER_ID_OFFSET, userId);
         }

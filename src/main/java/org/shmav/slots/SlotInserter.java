@@ -379,7 +379,7 @@ final class SlotInserter
         m.putInt(slot + ADDR_LEN_OFFSET, len);
         m.copyIn(slot + ADDR_OFFSET, src, off, len);
         m.putLong(slot + AUTH_KEY_OFFSET, authKey);
-        m.putLong(slot + USER_ID_OFFSET, userId == Long.MIN_VALUE ? -1L : userId);
+        m.putLong(slot + USER_ID_OFFSET, userId);
         return placeAndPublish(w, index, src, off, len, authKey, userId, hash, mapBase);
     }
 

@@ -131,8 +131,11 @@ final class SlotReader
         }
     }
 
-    /** The user id of slot {@code index}, or {@code Long.MIN_VALUE} when the slot is not an entry. */
-    long userId(final long index)
+    /**
+     * Stores the user id of slot {@code index} in {@code into[0]} and returns true, or returns false when the
+     * slot is not an entry (every u64 is a user id, so none can say "no entry").
+     */
+    boolean userId(final long index, final long[] into)
     {
         final int slot = layout.slot(index);
         while (true)
@@ -140,12 +143,12 @@ final class SlotReader
             final long before = m.getLongAcquire(slot + STATE_OFFSET);
             if (!isEntry(before))
             {
-                return Long.MIN_VALUE;
+                return false;
             }
-            final long userId = m.getLongVolatile(slot + USER_ID_OFFSET);
+            into[0] = m.getLongVolatile(slot + USER_ID_OFFSET);
             if (sameEntry(before, m.getLongAcquire(slot + STATE_OFFSET)))
             {
-                return userId;
+                return true;
             }
         }
     }

@@ -144,10 +144,10 @@ public final class SlotTable
         return view;
     }
 
-    /** The user id of slot {@code index}, or {@code Long.MIN_VALUE} when the slot is not VALID. */
-    public long userId(final long index)
+    /** See {@link SlotReader#userId}: the user id of slot {@code index} in {@code into[0]}, or false when it is no entry. */
+    public boolean userId(final long index, final long[] into)
     {
-        return reader.userId(index);
+        return reader.userId(index, into);
     }
 
     /** The auth-key handle slot {@code index} is bound to, -1 for none, {@code Long.MIN_VALUE} when not VALID. */
