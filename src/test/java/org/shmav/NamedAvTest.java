@@ -452,6 +452,29 @@ class NamedAvTest
         }
     }
 
+    /**
+     * A base whose fi_addr values would reach bit 62 is refused before any file is made: there they meet the
+     * auth-key handles, FI_ADDR_NOTAVAIL (all ones) and the map_addr values growth and claims rely on (never 0
+     * or all ones). The largest base taken still encodes and decodes its entries.
+     */
+    @Test
+    void shouldRefuseAMapAddrWhoseFiAddrsWouldReachBit62()
+    {
+        final long largest = (1L << 62) - (1L << 28);
+        for (final long bad : new long[] {-1L, Long.MIN_VALUE, 1L << 62, largest + 1})
+        {
+            assertErrno(FiErrno.EINVAL, () -> open(AvAttr.builder().type(AvType.MAP).count(16).name("badbase").mapAddr(bad)));
+            assertFalse(Files.exists(shm.dir().resolve("badbase")), "nothing created for mapAddr 0x" + Long.toHexString(bad));
+        }
+        try (AddressVector av = open(AvAttr.builder().type(AvType.MAP).count(16).name("topbase").mapAddr(largest)))
+        {
+            final long[] fiAddr = new long[2];
+            assertEquals(2, av.insert(concat(A, B), 2, fiAddr, 0, null));
+            assertArrayEquals(new long[] {largest, largest + 1}, fiAddr);
+            assertArrayEquals(bytes(B), lookupBytes(av, largest + 1));
+        }
+    }
+
     // ---------------------------------------------------------------- concurrent writers
 
     /**

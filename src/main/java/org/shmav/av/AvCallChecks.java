@@ -84,6 +84,12 @@ final class AvCallChecks
             throw invalid("count=" + attr.count() + " is more than a private AV can hold: at most " +
                 AvFileDescriptor.MAX_CAPACITY + " entries; use a count up to that");
         }
+        if (attr.name() != null && (attr.mapAddr() < 0 || attr.mapAddr() > FiAddrCodec.MAX_MAP_BASE))
+        {
+            throw invalid("mapAddr=0x" + Long.toHexString(attr.mapAddr()) + " leaves the AV's fi_addr values no room " +
+                "below bit 62 (auth-key handles, FI_ADDR_NOTAVAIL): use 0 (the AV's stored base) or a base up to 0x" +
+                Long.toHexString(FiAddrCodec.MAX_MAP_BASE));
+        }
         if (attr.epPerNode() < 0)
         {
             throw invalid("epPerNode=" + attr.epPerNode() + " must be >= 0");

@@ -2,6 +2,7 @@ package org.shmav.av;
 
 import org.shmav.AvType;
 import org.shmav.Fi;
+import org.shmav.shm.AvFileDescriptor;
 import org.shmav.slots.Region;
 
 /**
@@ -16,6 +17,12 @@ final class FiAddrCodec
     /** Auth-key handles are this bit or'ed with the key's index, so they never look like an entry's fi_addr. */
     static final long AUTH_KEY_HANDLE_BIT = 1L << 62;
     private static final long KEY_INDEX_MASK = 0xFFFF_FFFFL;
+    /**
+     * The largest FI_AV_MAP base a named AV takes: its fi_addr values (base + index, index below
+     * {@link AvFileDescriptor#MAX_CAPACITY}) then stay below bit 62, clear of the auth-key handles, of
+     * FI_ADDR_NOTAVAIL and of the 0 and all ones that map_addr entries must never hold (shm-layout.md).
+     */
+    static final long MAX_MAP_BASE = AUTH_KEY_HANDLE_BIT - AvFileDescriptor.MAX_CAPACITY;
 
     private final AvType type;
     private final long mapBase;
