@@ -81,8 +81,10 @@ class SpreadClaimsTest
                 a[i] = insert(first, addrs[2 * i]);
                 b[i] = insert(second, addrs[2 * i + 1]);
             }
-            // With the lowest-index rule the two alternate (0, 2, 4 ... and 1, 3, 5 ...): 999 breaks each.
-            assertTrue(breaks(a) + breaks(b) <= 4, "runs broken off " + (breaks(a) + breaks(b)) + " times: " +
+            // With the lowest-index rule the two alternate (0, 2, 4 ... and 1, 3, 5 ...): 999 breaks each. A
+            // spreading run breaks where it meets the AV's end or another run, then goes on at a random
+            // place: 0 to 6 breaks in 400 runs of this test, so 16 cannot fail by chance, nor pass alternating.
+            assertTrue(breaks(a) + breaks(b) <= 16, "runs broken off " + (breaks(a) + breaks(b)) + " times: " +
                 Arrays.toString(Arrays.copyOf(a, 8)) + " / " + Arrays.toString(Arrays.copyOf(b, 8)));
             final Set<Long> all = new HashSet<>();
             for (int i = 0; i < each; i++)

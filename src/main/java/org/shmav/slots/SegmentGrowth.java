@@ -239,7 +239,7 @@ final class SegmentGrowth
      * were all appended reads up to a whole segment here, first touches included, and a check that stood
      * still for 200 ms would be taken over, its taker's check too, and so on. False when taken over.
      */
-    static boolean checkLeftBytes(final Memory m, final AvLayout bigger, final long from, final long to,
+    private static boolean checkLeftBytes(final Memory m, final AvLayout bigger, final long from, final long to,
         final String name, final BooleanSupplier stillMine)
     {
         final int k = bigger.segments() - 1;
