@@ -6,7 +6,11 @@ import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import org.shmav.AddrFormat;
 import org.shmav.AddressVector;
@@ -26,6 +30,7 @@ public final class BenchAvs
     public static final String SHARED = "shared";
 
     private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final Path SELF_MAPS = Path.of("/proc/self/maps");
 
     private BenchAvs()
     {
@@ -74,6 +79,38 @@ public final class BenchAvs
         if (SHARED.equals(kind) && name != null)
         {
             domain.unlinkAv(name);
+        }
+    }
+
+    /**
+     * Collects garbage until this JVM maps no file of the named AVs {@code closed} (closed and removed by
+     * now), or {@code timeoutMillis} passed; returns whether it got there. A closed handle's mappings stay
+     * until a collection lets their cleaner unmap them, and that munmap, hundreds of MB of page tables
+     * and a TLB shootdown, ran in the Reference Handler at whatever moment followed the collection: inside
+     * a timed round it took a core from the writers.
+     */
+    public static boolean awaitUnmapped(final Collection<String> closed, final long timeoutMillis)
+        throws IOException, InterruptedException
+    {
+        if (closed.isEmpty())
+        {
+            return true;
+        }
+        final Pattern mapped = Pattern.compile("/[^ ]*(" + closed.stream().map(Pattern::quote).collect(Collectors.joining("|")) +
+            ")([. ]|$)");
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (true)
+        {
+            System.gc();
+            if (Files.readAllLines(SELF_MAPS).stream().noneMatch(l -> mapped.matcher(l).find()))
+            {
+                return true;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            Thread.sleep(10);
         }
     }
 

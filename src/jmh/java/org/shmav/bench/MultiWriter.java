@@ -75,6 +75,8 @@ public final class MultiWriter
     private static final long QUIET_COMPILER_MILLIS = 1000;
     /** The longest a writer waits for a quiet JIT before reporting ready anyway. */
     private static final long QUIET_COMPILER_WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
+    /** Longest wait for the AVs of earlier rounds to be unmapped before the next round. */
+    private static final long UNMAP_WAIT_MILLIS = 10_000;
 
     private MultiWriter()
     {
@@ -199,7 +201,8 @@ public final class MultiWriter
                 {
                     awaitFile(dir.resolve("ready-" + round + "-" + w), deadline, children.get(w));
                 }
-                removeRoundsBefore(domain, created, avsPerRound); // checked; every writer has closed them
+                // checked; every writer has closed them: unmapped here before the round, not by a cleaner inside it
+                unmapped(removeRoundsBefore(domain, created, avsPerRound));
                 Files.createFile(dir.resolve("go-" + round));
                 long first = Long.MAX_VALUE;
                 long last = Long.MIN_VALUE;
@@ -256,8 +259,9 @@ public final class MultiWriter
     }
 
     /** Closes and removes the AVs of {@code created} but its last {@code keep}. */
-    private static void removeRoundsBefore(final Domain domain, final Map<String, AddressVector> created, final int keep)
+    private static List<String> removeRoundsBefore(final Domain domain, final Map<String, AddressVector> created, final int keep)
     {
+        final List<String> removed = new ArrayList<>();
         final var oldest = created.entrySet().iterator();
         for (int n = created.size() - keep; n > 0; n--)
         {
@@ -265,6 +269,17 @@ public final class MultiWriter
             oldest.remove();
             av.getValue().close();
             domain.unlinkAv(av.getKey());
+            removed.add(av.getKey());
+        }
+        return removed;
+    }
+
+    /** {@link BenchAvs#awaitUnmapped} of the AVs {@code closed}, within {@link #UNMAP_WAIT_MILLIS}; says so when not. */
+    private static void unmapped(final List<String> closed) throws IOException, InterruptedException
+    {
+        if (!BenchAvs.awaitUnmapped(closed, UNMAP_WAIT_MILLIS))
+        {
+            System.err.println("still mapped after " + UNMAP_WAIT_MILLIS + " ms: " + closed + " (may be unmapped in a timed round)");
         }
     }
 
@@ -367,39 +382,57 @@ public final class MultiWriter
         final long[] fiAddrs = new long[batch];
         try (Domain domain = BenchAvs.domain())
         {
-            warmUp(domain, writer, spread, batch);
+            List<String> closed = warmUp(domain, writer, spread, batch);
             for (int round = 0; ; round++)
             {
                 final boolean last = LAST.equals(awaitRound(dir.resolve("round-" + round), writer));
+                // Every writer is done with the last round: unmap its AV now rather than in a timed round. It is
+                // closed, and in no running frame (writeRound's), so a collection lets its cleaner go.
+                unmapped(closed);
                 final String av = avName(name, round, mode == Mode.SEPARATE, writer);
-                try (AddressVector handle = domain.openAv(AvAttr.builder().name(av).lowestIndex(!spread).build()))
-                {
-                    awaitQuietCompiler();
-                    Files.createFile(dir.resolve("ready-" + round + "-" + writer));
-                    awaitGo(dir.resolve("go-" + round), writer);
-                    final long faults0 = minorFaults();
-                    final long jit0 = JIT.getTotalCompilationTime();
-                    final long cpu0 = CPU.getCurrentThreadCpuTime();
-                    final long start = System.nanoTime();
-                    final int inserted = insertAll(handle, addrs, 0, perWriter, batch, fiAddrs);
-                    final long end = System.nanoTime();
-                    final long cpu = CPU.getCurrentThreadCpuTime() - cpu0;
-                    final long faults = minorFaults() - faults0;
-                    final long jit = JIT.getTotalCompilationTime() - jit0; // done meanwhile, by this writer's compiler threads
-                    if (inserted != perWriter)
-                    {
-                        throw new IllegalStateException("writer " + writer + " inserted " + inserted + " of " + perWriter +
-                            " in round " + round);
-                    }
-                    final Path done = dir.resolve("done-" + round + "-" + writer);
-                    Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end + " " + cpu + " " + faults + " " + jit);
-                    Files.move(dir.resolve(done.getFileName() + ".tmp"), done);
-                }
+                writeRound(domain.openAv(AvAttr.builder().name(av).lowestIndex(!spread).build()), round, writer, dir, addrs,
+                    fiAddrs);
                 if (last)
                 {
                     return;
                 }
+                closed = List.of(av);
             }
+        }
+    }
+
+    /**
+     * One round of a writer: {@code handle} (closed on return) gets the writer's addresses once the coordinator
+     * says go, and the done file says what it cost. A method of its own so that no frame holds the handle once
+     * the round is over (a loop's local kept the last one, and its mapping, until the next round).
+     */
+    private static void writeRound(final AddressVector handle, final int round, final int writer, final Path dir,
+        final ByteBuffer addrs, final long[] fiAddrs) throws Exception
+    {
+        final int perWriter = addrs.capacity() / BenchAddresses.ADDRLEN;
+        final int batch = fiAddrs.length;
+        try (handle)
+        {
+            awaitQuietCompiler();
+            Files.createFile(dir.resolve("ready-" + round + "-" + writer));
+            awaitGo(dir.resolve("go-" + round), writer);
+            final long faults0 = minorFaults();
+            final long jit0 = JIT.getTotalCompilationTime();
+            final long cpu0 = CPU.getCurrentThreadCpuTime();
+            final long start = System.nanoTime();
+            final int inserted = insertAll(handle, addrs, 0, perWriter, batch, fiAddrs);
+            final long end = System.nanoTime();
+            final long cpu = CPU.getCurrentThreadCpuTime() - cpu0;
+            final long faults = minorFaults() - faults0;
+            final long jit = JIT.getTotalCompilationTime() - jit0; // done meanwhile, by this writer's compiler threads
+            if (inserted != perWriter)
+            {
+                throw new IllegalStateException("writer " + writer + " inserted " + inserted + " of " + perWriter +
+                    " in round " + round);
+            }
+            final Path done = dir.resolve("done-" + round + "-" + writer);
+            Files.writeString(dir.resolve(done.getFileName() + ".tmp"), start + " " + end + " " + cpu + " " + faults + " " + jit);
+            Files.move(dir.resolve(done.getFileName() + ".tmp"), done);
         }
     }
 
@@ -465,10 +498,11 @@ public final class MultiWriter
 
     /**
      * Compiles the insert path a writer is about to time: into a named AV, spreading claims or not,
-     * {@code batch} addresses per call.
+     * {@code batch} addresses per call. Returns the names of the AVs it made (closed and removed).
      */
-    static void warmUp(final Domain domain, final int writer, final boolean spread, final int batch)
+    static List<String> warmUp(final Domain domain, final int writer, final boolean spread, final int batch)
     {
+        final List<String> names = new ArrayList<>();
         // every call of insertAll one insert call: enough calls (past C2's 5,000) that it is compiled whole
         final int n = Math.max(100_000, WARM_UP_CALLS * batch);
         final ByteBuffer addrs = BenchAddresses.direct(writer + 100, n);
@@ -483,7 +517,9 @@ public final class MultiWriter
                 insertAll(av, addrs, i, Math.min(batch, n - i), batch, fiAddrs);
             }
             BenchAvs.closeAndUnlink(domain, av, BenchAvs.SHARED, name);
+            names.add(name);
         }
+        return names;
     }
 
     /**
