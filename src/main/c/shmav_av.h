@@ -108,6 +108,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to
 #define SHMAV_LOCK_FILE_PREFIX    ".shmav-lock."
 #define SHMAV_SECTION_ALIGNMENT   4096u
 #define SHMAV_MAX_CAPACITY        (1ULL << 28)
+#define SHMAV_MAX_MAP_ADDR_BASE   ((1ULL << 62) - SHMAV_MAX_CAPACITY) /* base + index stays below bit 62 */
 #define SHMAV_MAX_SEGMENTS        32u
 #define SHMAV_MAX_ATTACHERS       (1u << 16)
 #define SHMAV_MAX_AUTH_KEY_SIZE   4096u
@@ -575,7 +576,7 @@ static inline int shmav__check_header(shmav_av *av, const unsigned char *base, s
             length, (unsigned long long)base_length);
     }
     const uint64_t map_addr_base = shmav__u64(base, SHMAV_H_MAP_ADDR_BASE);
-    SHMAV__CHECK(map_addr_base != 0, "mapAddrBase", 0);
+    SHMAV__CHECK(map_addr_base != 0 && map_addr_base <= SHMAV_MAX_MAP_ADDR_BASE, "mapAddrBase", (int64_t)map_addr_base);
 
     av->version = version;
     av->addr_format = format;

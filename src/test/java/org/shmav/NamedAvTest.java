@@ -475,6 +475,38 @@ class NamedAvTest
         }
     }
 
+    /**
+     * A file whose stored base lies past that bound (planted, corrupted, or written by a writer that did not
+     * check its own) is refused by every opener, as a creator refuses the base: its entries' map_addr values
+     * could be all ones, which makes a VALID slot look FREE to claims. The largest base is still opened.
+     */
+    @Test
+    void shouldRefuseAFileWhoseMapAddrBaseReachesBit62() throws IOException
+    {
+        final long largest = (1L << 62) - (1L << 28);
+        for (final long bad : new long[] {-1L, Long.MIN_VALUE, 1L << 62, largest + 1})
+        {
+            final String name = "stored-base-" + Long.toHexString(bad);
+            createThenCorrupt(name, ch -> ch.write(littleEndianLong(bad), AvFileDescriptor.MAP_ADDR_BASE_OFFSET));
+            assertRefusedWithoutCrash(name);
+            final FabricException e = assertThrows(FabricException.class, () -> open(named(name, 0)).close());
+            assertTrue(e.getMessage().contains("corrupt header: mapAddrBase=" + bad), e.getMessage());
+        }
+        try (AddressVector av = open(AvAttr.builder().type(AvType.MAP).count(16).name("stored-base-top")))
+        {
+            av.insert(A.duplicate(), 1, null, 0, null);
+        }
+        try (FileChannel ch = FileChannel.open(shm.dir().resolve("stored-base-top"), StandardOpenOption.WRITE))
+        {
+            ch.write(littleEndianLong(largest), AvFileDescriptor.MAP_ADDR_BASE_OFFSET);
+        }
+        try (AddressVector av = open(AvAttr.builder().type(AvType.MAP).count(0).name("stored-base-top")))
+        {
+            assertEquals(largest, av.attr().mapAddr());
+            assertArrayEquals(bytes(A), lookupBytes(av, largest));
+        }
+    }
+
     // ---------------------------------------------------------------- concurrent writers
 
     /**

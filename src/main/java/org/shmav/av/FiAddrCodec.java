@@ -17,12 +17,8 @@ final class FiAddrCodec
     /** Auth-key handles are this bit or'ed with the key's index, so they never look like an entry's fi_addr. */
     static final long AUTH_KEY_HANDLE_BIT = 1L << 62;
     private static final long KEY_INDEX_MASK = 0xFFFF_FFFFL;
-    /**
-     * The largest FI_AV_MAP base a named AV takes: its fi_addr values (base + index, index below
-     * {@link AvFileDescriptor#MAX_CAPACITY}) then stay below bit 62, clear of the auth-key handles, of
-     * FI_ADDR_NOTAVAIL and of the 0 and all ones that map_addr entries must never hold (shm-layout.md).
-     */
-    static final long MAX_MAP_BASE = AUTH_KEY_HANDLE_BIT - AvFileDescriptor.MAX_CAPACITY;
+    /** The largest FI_AV_MAP base a named AV takes: the file's own bound ({@link AvFileDescriptor#MAX_MAP_ADDR_BASE}). */
+    static final long MAX_MAP_BASE = AvFileDescriptor.MAX_MAP_ADDR_BASE;
 
     private final AvType type;
     private final long mapBase;

@@ -104,7 +104,7 @@ public final class AvFileDescriptor
     public static final int SLOT_LENGTH_OFFSET = 28;
     /** u64: slots of segment 0 (the count at creation); the AV's capacity is that of its published segments. */
     public static final int CAPACITY_OFFSET = 32;
-    /** u64: base of FI_AV_MAP fi_addr values (fi_addr = base + index). Never 0. */
+    /** u64: base of FI_AV_MAP fi_addr values (fi_addr = base + index), from 1 to {@link #MAX_MAP_ADDR_BASE}. */
     public static final int MAP_ADDR_BASE_OFFSET = 40;
     /** u64: pid of the creating process. */
     public static final int CREATOR_PID_OFFSET = 48;
@@ -220,6 +220,12 @@ public final class AvFileDescriptor
 
     /** Largest capacity: slot numbers must fit the attacher journal's 30-bit field. */
     public static final long MAX_CAPACITY = 1L << 28;
+    /**
+     * Largest {@code mapAddrBase}: base + index, for every index below {@link #MAX_CAPACITY}, then stays below
+     * bit 62, clear of the auth-key handles (2^62 + k), of FI_ADDR_NOTAVAIL and of the 0 and all ones that
+     * map_addr entries must never hold. Openers refuse a file with a larger one.
+     */
+    public static final long MAX_MAP_ADDR_BASE = (1L << 62) - MAX_CAPACITY;
     /** Largest published length: Java maps the file as one buffer, with 32-bit offsets. */
     public static final long MAX_FILE_LENGTH = Integer.MAX_VALUE;
 

@@ -172,7 +172,8 @@ final class AvHeader
             throw new LayoutException(FiErrno.EINVAL, "file is " + realLength + " bytes but its header says " +
                 baseLength + ": truncated; remove it with 'shmav rm' and create it again");
         }
-        check(m.getLong(MAP_ADDR_BASE_OFFSET) != 0, "mapAddrBase", 0);
+        final long mapAddrBase = m.getLong(MAP_ADDR_BASE_OFFSET);
+        check(mapAddrBase >= 1 && mapAddrBase <= MAX_MAP_ADDR_BASE, "mapAddrBase", mapAddrBase);
         return expected;
     }
 

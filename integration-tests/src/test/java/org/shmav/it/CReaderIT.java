@@ -430,7 +430,10 @@ class CReaderIT
             new Corruption("segment slotsOffset", addLong(seg, 4096), "corrupt header: segment[0].slotsOffset="),
             new Corruption("segment hashOffset", addLong(seg + 8, -4096), "corrupt header: segment[0].hashOffset="),
             new Corruption("fileLength", addLong(64, 4096), "corrupt header: fileLength="),
-            new Corruption("mapAddrBase 0", putLong(40, 0), "corrupt header: mapAddrBase=0"));
+            new Corruption("mapAddrBase 0", putLong(40, 0), "corrupt header: mapAddrBase=0"),
+            new Corruption("mapAddrBase 2^62 - 2^28 + 1 (fi_addr values would reach bit 62)",
+                putLong(40, (1L << 62) - (1L << 28) + 1), "corrupt header: mapAddrBase=" + ((1L << 62) - (1L << 28) + 1)),
+            new Corruption("mapAddrBase all ones", putLong(40, -1L), "corrupt header: mapAddrBase=-1"));
         int n = 0;
         for (final Corruption c : cases)
         {
