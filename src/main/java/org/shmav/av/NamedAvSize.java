@@ -14,6 +14,7 @@ import org.shmav.FabricException;
 import org.shmav.FiErrno;
 import org.shmav.shm.AddrShape;
 import org.shmav.shm.AvLayout;
+import org.shmav.shm.ClosedMappings;
 
 /**
  * The size a named AV is created with, and the limits it must keep (shm-layout.md, WRITER'S CHECKLIST,
@@ -85,7 +86,8 @@ final class NamedAvSize
     /**
      * FI_ENOSPC, naming the numbers, when the file system holding {@code file} has less room than the new
      * AV's file (written whole at creation). Growth past it is checked when it happens, segment by
-     * segment: maxCount is a ceiling that growth reaches as far as the file system allows.
+     * segment: maxCount is a ceiling that growth reaches as far as the file system allows. Room that AVs
+     * closed in this JVM still hold is collected first ({@link ClosedMappings}).
      */
     static void checkRoom(final Path file, final String name, final AvLayout layout)
     {
@@ -98,7 +100,7 @@ final class NamedAvSize
         {
             return; // not known: writing the file fails with FI_ENOSPC if there is no room
         }
-        if (layout.fileLength() > free)
+        if (layout.fileLength() > free && !ClosedMappings.freeRoom(file.getParent(), layout.fileLength()))
         {
             throw new FabricException(FiErrno.ENOSPC, "named AV '" + name + "' needs " +
                 layout.fileLength() + " bytes for count=" + layout.capacity() + ", and " + file.getParent() + " has " +

@@ -44,15 +44,18 @@ public final class AvFileChannel
     private volatile int ofdReadOnly = -1;
     private volatile int ofdReadWrite = -1;
     private final boolean ofd;
+    /** A lock file, never mapped: its last close leaves no mapping to collect ({@link ClosedMappings}). */
+    private final boolean lockFile;
     /** Opened for appending (O_APPEND) by the first growth of this JVM, see {@link #appendChannel}. */
     private volatile FileChannel append;
     private int users;
     private final AvFileLocks locks = new AvFileLocks(this);
-    private AvFileChannel(final Object key, final Path file, final boolean ofd)
+    private AvFileChannel(final Object key, final Path file, final boolean ofd, final boolean lockFile)
     {
         this.key = key;
         this.file = file;
         this.ofd = ofd;
+        this.lockFile = lockFile;
     }
 
     /**
@@ -89,10 +92,10 @@ public final class AvFileChannel
      */
     public static AvFileChannel openLockFile(final Path file, final boolean write) throws IOException
     {
-        return open(file, write, LockKind.ofd());
+        return open(file, write, true);
     }
 
-    private static AvFileChannel open(final Path file, final boolean write, final boolean ofdLocks) throws IOException
+    private static AvFileChannel open(final Path file, final boolean write, final boolean lockFile) throws IOException
     {
         synchronized (OPEN)
         {
@@ -106,7 +109,7 @@ public final class AvFileChannel
                     open.users++;
                     return open;
                 }
-                final boolean ofd = open != null ? open.ofd : ofdLocks; // an open file keeps its kind of lock
+                final boolean ofd = open != null ? open.ofd : lockFile && LockKind.ofd(); // an open file keeps its kind of lock
                 final FileChannel ch = ofd ? null : write
                     ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)
                     : FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
@@ -131,7 +134,7 @@ public final class AvFileChannel
                 }
                 if (open == null)
                 {
-                    open = new AvFileChannel(key, file, ofd);
+                    open = new AvFileChannel(key, file, ofd, lockFile);
                     OPEN.put(key, open);
                 }
                 open.file = file;
@@ -159,7 +162,7 @@ public final class AvFileChannel
         synchronized (OPEN)
         {
             final Object key = fileKey(file);
-            final AvFileChannel open = new AvFileChannel(key, file, false);
+            final AvFileChannel open = new AvFileChannel(key, file, false, false);
             open.adopt(ch, true);
             open.users = 1;
             OPEN.put(key, open);
@@ -321,6 +324,10 @@ public final class AvFileChannel
                 OfdLocks.closeQuietly(ofdReadOnly);
             }
             closeQuietly(append);
+            if (!lockFile)
+            {
+                ClosedMappings.closed();
+            }
         }
     }
 

@@ -102,7 +102,8 @@ public final class SegmentFile
      * FI_ENOSPC, before a byte is written, when the file system cannot hold the rest of segment range
      * [start, end): the bytes the file already has there (zeros appended by a grower that was taken
      * over, froze or died) count as held, so a taker needs room only for what is missing. Others may
-     * take space meanwhile: then an append fails, with the AV intact.
+     * take space meanwhile: then an append fails, with the AV intact. Room that AVs closed in this JVM
+     * still hold is collected first ({@link ClosedMappings}).
      */
     public static void checkRoom(final AvFileChannel file, final long start, final long end, final String name)
     {
@@ -117,7 +118,7 @@ public final class SegmentFile
         {
             return; // no answer: the appends will tell
         }
-        if (usable < end - start - held)
+        if (usable < end - start - held && !ClosedMappings.freeRoom(file.path(), end - start - held))
         {
             throw new FabricException(FiErrno.ENOSPC, "cannot grow named AV '" + name + "' by " + (end - start - held) +
                 " bytes: its file system has " + usable + " bytes free: free space where it lives (df -h /dev/shm; " +

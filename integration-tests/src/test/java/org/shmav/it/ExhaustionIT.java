@@ -113,6 +113,57 @@ class ExhaustionIT
         }
     }
 
+    /**
+     * An AV closed and unlinked by this JVM frees its room for the next one. Its mapping outlives close()
+     * until the collector unmaps it (java-api.md), and tmpfs keeps an unlinked file's pages while any
+     * mapping holds them, so a create that finds too little room collects garbage and waits for the room.
+     * Each AV here takes more than half of the file system.
+     */
+    @Test
+    void shouldCreateAgainInTheRoomOfAnAvThisJvmClosedAndUnlinked() throws Exception
+    {
+        final Path dir = mountTmpfs("size=2m");
+        try (Domain d = domain(dir))
+        {
+            for (int round = 0; round < 4; round++)
+            {
+                try (AddressVector av = d.openAv(AvAttr.builder().name("job").count(12_000).build()))
+                {
+                    assertTrue(Files.size(dir.resolve("job")) > 1 << 20, "the AV takes more than half of 2 MiB");
+                    assertEquals(1, av.insert(FuzzRunner.inet(round), 1, null, 0, null), "round " + round);
+                }
+                assertTrue(d.unlinkAv("job"), "round " + round);
+            }
+        }
+        assertEmpty(dir);
+    }
+
+    /** As above, for a growth: an AV grows into the room of one this JVM closed and unlinked. */
+    @Test
+    void shouldGrowIntoTheRoomOfAnAvThisJvmClosedAndUnlinked() throws Exception
+    {
+        final Path dir = mountTmpfs("size=2m");
+        try (Domain d = domain(dir))
+        {
+            try (AddressVector big = d.openAv(AvAttr.builder().name("big").count(12_000).build()))
+            {
+                assertEquals(1, big.insert(FuzzRunner.inet(0), 1, null, 0, null));
+            }
+            final long bigBytes = Files.size(dir.resolve("big"));
+            assertTrue(d.unlinkAv("big"));
+            // grown to 8000 entries, its file takes more room than the big AV left
+            try (AddressVector av = d.openAv(AvAttr.builder().name("grows").count(1000).maxCount(8000).build()))
+            {
+                for (int i = 0; i < 8000; i++)
+                {
+                    assertEquals(1, av.insert(FuzzRunner.inet(i), 1, null, 0, null), "insert " + i);
+                }
+                assertEquals(8000, av.count());
+                assertTrue(Files.size(dir.resolve("grows")) > (2 << 20) - bigBytes, "grown past the room the big AV left");
+            }
+        }
+    }
+
     @Test
     void shouldGiveEnospcWhenTheFileSystemIsOutOfInodes() throws Exception
     {
