@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * Room that AV files closed in this JVM may still hold. A closed handle's mapping goes with the garbage
@@ -41,6 +42,15 @@ public final class ClosedMappings
      */
     public static boolean freeRoom(final Path dir, final long needed)
     {
+        return freeRoom(dir, needed, () -> true);
+    }
+
+    /**
+     * {@link #freeRoom(Path, long)} for a caller that holds a claim others take over when it stalls (a
+     * grower's): {@code progress} is called between looks, and the wait ends, false, when it returns false.
+     */
+    public static boolean freeRoom(final Path dir, final long needed, final BooleanSupplier progress)
+    {
         if (CLOSED.getAndSet(0) == 0)
         {
             return false;
@@ -60,7 +70,7 @@ public final class ClosedMappings
             {
                 return false;
             }
-            if (System.nanoTime() - deadline >= 0)
+            if (System.nanoTime() - deadline >= 0 || !progress.getAsBoolean())
             {
                 return false;
             }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.util.function.BooleanSupplier;
 
 import org.shmav.FabricException;
 import org.shmav.FiErrno;
@@ -103,9 +104,11 @@ public final class SegmentFile
      * [start, end): the bytes the file already has there (zeros appended by a grower that was taken
      * over, froze or died) count as held, so a taker needs room only for what is missing. Others may
      * take space meanwhile: then an append fails, with the AV intact. Room that AVs closed in this JVM
-     * still hold is collected first ({@link ClosedMappings}).
+     * still hold is collected first ({@link ClosedMappings}), calling {@code progress} (the grower's claim)
+     * while it waits for it.
      */
-    public static void checkRoom(final AvFileChannel file, final long start, final long end, final String name)
+    public static void checkRoom(final AvFileChannel file, final long start, final long end, final String name,
+        final BooleanSupplier progress)
     {
         final long usable;
         final long held;
@@ -118,7 +121,7 @@ public final class SegmentFile
         {
             return; // no answer: the appends will tell
         }
-        if (usable < end - start - held && !ClosedMappings.freeRoom(file.path(), end - start - held))
+        if (usable < end - start - held && !ClosedMappings.freeRoom(file.path(), end - start - held, progress))
         {
             throw new FabricException(FiErrno.ENOSPC, "cannot grow named AV '" + name + "' by " + (end - start - held) +
                 " bytes: its file system has " + usable + " bytes free: free space where it lives (df -h /dev/shm; " +

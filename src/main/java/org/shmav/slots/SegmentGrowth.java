@@ -160,7 +160,7 @@ final class SegmentGrowth
         try
         {
             final long found = SegmentFile.size(view.file(), name); // [start, found): left by others
-            SegmentFile.checkRoom(view.file(), start, end, name);
+            SegmentFile.checkRoom(view.file(), start, end, name, claim::advance);
             while (SegmentFile.appendZeros(view.file(), end, name) < end)
             {
                 if (!claim.advance())

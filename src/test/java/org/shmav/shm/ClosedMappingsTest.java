@@ -1,10 +1,12 @@
 package org.shmav.shm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -40,5 +42,17 @@ class ClosedMappingsTest
         assertTrue(waited >= ClosedMappings.ROOM_WAIT_NANOS, "waited " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
         assertTrue(waited < ClosedMappings.ROOM_WAIT_NANOS + TimeUnit.SECONDS.toNanos(10),
             "waited " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
+    }
+
+    /** A grower's wait marks its claim's progress as it goes, and ends once the claim is taken over. */
+    @Test
+    void shouldCallProgressWhileWaitingAndStopWhenItFails()
+    {
+        final AtomicInteger calls = new AtomicInteger();
+        ClosedMappings.closed();
+        final long start = System.nanoTime();
+        assertFalse(ClosedMappings.freeRoom(DIR, Long.MAX_VALUE, () -> calls.incrementAndGet() < 3));
+        assertEquals(3, calls.get(), "stopped at the first failed progress");
+        assertTrue(System.nanoTime() - start < ClosedMappings.ROOM_WAIT_NANOS, "before the wait's end");
     }
 }
