@@ -1161,6 +1161,73 @@ abstract class AddressVectorContractTest
         }
     }
 
+    /**
+     * Calls that race with the close (a closed handle lets go of its region) either work or fail as calls
+     * made after it: FI_EINVAL "AV is closed", never another error or an unchecked exception.
+     */
+    @Test
+    void shouldFailCallsRacingTheCloseAsCallsAfterIt() throws Exception
+    {
+        final ByteBuffer[] addrs = distinctIn4(4096);
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (Domain d = openDomain())
+        {
+            for (int round = 0; round < 20; round++)
+            {
+                final AddressVector av = openAv(d, table(16)); // grows or fills: both kinds take every call
+                final long a = insertOne(av, A);
+                final CountDownLatch running = new CountDownLatch(2);
+                final List<Future<String>> callers = new ArrayList<>();
+                for (int t = 0; t < 2; t++)
+                {
+                    final int first = t * 2048;
+                    callers.add(pool.submit(() ->
+                    {
+                        final ByteBuffer dst = ByteBuffer.allocate(16);
+                        final long[] one = new long[1];
+                        for (int i = 0; ; i++)
+                        {
+                            if (i == 64)
+                            {
+                                running.countDown();
+                            }
+                            try
+                            {
+                                av.lookup(a, dst.clear());
+                                av.reverseLookup(A.duplicate());
+                                av.count();
+                                av.attr();
+                                av.lookupString(a);
+                                av.insert(addrs[first + (i & 2047)].duplicate(), 1, one, 0, null);
+                            }
+                            catch (final FabricException e)
+                            {
+                                if (e.errno() == FiErrno.ENOSPC)
+                                {
+                                    continue; // a named AV of 16 is full
+                                }
+                                return e.errno() + " " + e.getMessage();
+                            }
+                        }
+                    }));
+                }
+                assertTrue(running.await(10, TimeUnit.SECONDS));
+                av.close();
+                for (final Future<String> caller : callers)
+                {
+                    final String failure = caller.get(10, TimeUnit.SECONDS);
+                    assertTrue(failure.startsWith(FiErrno.EINVAL + " ") && failure.contains("AV is closed"),
+                        "round " + round + ": " + failure);
+                }
+            }
+        }
+        finally
+        {
+            pool.shutdownNow();
+            assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
+        }
+    }
+
     // ---------------------------------------------------------------- concurrency
 
     @Test

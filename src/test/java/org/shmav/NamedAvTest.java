@@ -270,6 +270,44 @@ class NamedAvTest
         assertEquals(List.of("kept"), files(), "no temporary files are left behind");
     }
 
+    /**
+     * A closed handle its user still holds lets go of the AV's mappings: the pages of a removed AV are
+     * the file system's again once collected (on a full /dev/shm, the room a new AV needs).
+     */
+    @Test
+    void shouldNotKeepTheMappingsOfAClosedHandleItsUserStillHolds() throws Exception
+    {
+        final AddressVector av = open(named("held", 16).maxCount(1024));
+        assertEquals(100, av.insert(concat(distinctIn4(100)), 100, null, 0, null), "grown: several segments mapped");
+        final long capacity = av.attr().count();
+        final long inode = (Long)Files.getAttribute(shm.dir().resolve("held"), "unix:ino");
+        assertFalse(mappingsOf(inode).isEmpty(), "mapped while open");
+        av.close();
+        assertTrue(shm.domain().unlinkAv("held"));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<String> mapped;
+        while (!(mapped = mappingsOf(inode)).isEmpty() && System.nanoTime() - deadline < 0)
+        {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertEquals(List.of(), mapped, "mappings of the removed AV 10 s after its handle closed");
+        assertEquals(capacity, av.attr().count(), "a closed handle reports its last capacity");
+        assertErrno(FiErrno.EINVAL, av::count);
+        java.lang.ref.Reference.reachabilityFence(av);
+    }
+
+    /**
+     * The lines of /proc/self/maps that map a file of {@code /dev/shm} with inode {@code inode} (by inode: a
+     * mapping shows the name its file had when mapped, a new AV's temporary one).
+     */
+    private static List<String> mappingsOf(final long inode) throws IOException
+    {
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream()
+            .filter(l -> l.contains(" /dev/shm/"))
+            .filter(l -> l.trim().split(" +")[4].equals(Long.toString(inode))).toList();
+    }
+
     @Test
     void shouldUnlinkOnlyAValidAvFile() throws IOException
     {

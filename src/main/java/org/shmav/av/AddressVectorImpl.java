@@ -115,7 +115,7 @@ public final class AddressVectorImpl implements AddressVector
         final long capacity;
         try
         {
-            capacity = (lifecycle.isClosed() ? regions.current() : regions.follow()).layout().capacity();
+            capacity = lifecycle.isClosed() ? regions.capacity() : regions.follow().layout().capacity();
         }
         catch (final FabricException e)
         {

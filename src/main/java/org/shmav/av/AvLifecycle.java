@@ -107,7 +107,14 @@ final class AvLifecycle
             {
                 eq.release();
             }
-            letGo();
+            try
+            {
+                letGo();
+            }
+            finally
+            {
+                regions.release(); // a closed handle its user still holds keeps no mapping
+            }
             return true;
         }
         finally
@@ -123,7 +130,8 @@ final class AvLifecycle
      */
     long leftoverOperations()
     {
-        final Writer w = regions.current().writer();
+        final Region r = regions.currentOrNull();
+        final Writer w = r == null ? null : r.writer();
         return w != null && w.hasLeftovers() ? w.operations() : -1;
     }
 

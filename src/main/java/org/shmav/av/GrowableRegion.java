@@ -1,5 +1,7 @@
 package org.shmav.av;
 
+import static org.shmav.av.AvCallChecks.invalid;
+
 import org.shmav.AvAttr;
 import org.shmav.DomainAttr;
 import org.shmav.FabricException;
@@ -26,10 +28,13 @@ final class GrowableRegion
 {
     private final boolean privateAv;
     private final String name;
+    /** Null once {@link #release}d at close. */
     private volatile Region region;
     private volatile SlotView lookupView;
     /** Set once lookups must take their checked path for good. */
     private volatile boolean lookupsStopped;
+    /** The capacity of the last region, once released. */
+    private volatile long releasedCapacity;
 
     GrowableRegion(final Region region, final boolean privateAv, final String name)
     {
@@ -62,10 +67,11 @@ final class GrowableRegion
      */
     void startCall()
     {
-        final Writer w = region.writer();
+        final Region r = region;
+        final Writer w = r == null ? null : r.writer(); // released: the call's own closed check fails it
         if (w != null)
         {
-            region.table().endRun(w); // one that an Error kept the last call from ending
+            r.table().endRun(w); // one that an Error kept the last call from ending
             w.startCall();
         }
     }
@@ -74,16 +80,37 @@ final class GrowableRegion
     void endCall()
     {
         final Region r = region;
-        if (r.writer() != null)
+        if (r != null && r.writer() != null)
         {
             r.table().endRun(r.writer());
         }
     }
 
-    /** The region now; a private AV's may be replaced by the next grow. */
+    /**
+     * The region now; a private AV's may be replaced by the next grow. FI_EINVAL "AV is closed" once
+     * released: a call that raced with the close fails as one made after it.
+     */
     Region current()
     {
+        final Region r = region;
+        if (r == null)
+        {
+            throw invalid("AV is closed");
+        }
+        return r;
+    }
+
+    /** {@link #current()}, or null once released (for hints read without the handle's lock). */
+    Region currentOrNull()
+    {
         return region;
+    }
+
+    /** The capacity of the region now, or of the last one once released (fi_av_attr of a closed handle). */
+    long capacity()
+    {
+        final Region r = region;
+        return r != null ? r.layout().capacity() : releasedCapacity;
     }
 
     /**
@@ -128,13 +155,31 @@ final class GrowableRegion
      */
     Region follow()
     {
-        final Region r = region;
+        final Region r = current();
         return privateAv || !r.table().stale() ? r : followSlowly();
     }
 
     private synchronized Region followSlowly()
     {
-        return replace(region.follow(name));
+        return replace(current().follow(name));
+    }
+
+    /**
+     * At close, after the handle detached: drops the region, so that a closed handle its user still holds
+     * does not hold the mapping too (the pages of a removed file stay allocated while mapped; the mapping
+     * goes when the collector finds it unreachable). Under the handle's write lock, as growths are, and
+     * synchronized with {@link #followSlowly}, which readers call without that lock: nothing replaces the
+     * region after it.
+     */
+    synchronized void release()
+    {
+        stopLookups();
+        final Region r = region;
+        if (r != null)
+        {
+            releasedCapacity = r.layout().capacity();
+            region = null;
+        }
     }
 
     /**
@@ -144,7 +189,7 @@ final class GrowableRegion
      */
     synchronized Region growShared()
     {
-        return replace(region.grow(name));
+        return replace(current().grow(name));
     }
 
     /** True for a private AV, which grows instead of reporting FI_ENOSPC. */
@@ -156,10 +201,11 @@ final class GrowableRegion
     /** Replaces the region with one of at least {@code minCapacity} entries; FI_ENOMEM past one region. */
     void grow(final long minCapacity)
     {
-        final Region grown = region.grow(minCapacity);
+        final Region r = current();
+        final Region grown = r.grow(minCapacity);
         if (grown.layout().fileLength() > Integer.MAX_VALUE)
         {
-            throw new FabricException(FiErrno.ENOMEM, "private AV cannot grow past " + region.layout().capacity());
+            throw new FabricException(FiErrno.ENOMEM, "private AV cannot grow past " + r.layout().capacity());
         }
         replace(grown);
     }

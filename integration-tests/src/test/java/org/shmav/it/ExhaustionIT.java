@@ -117,24 +117,28 @@ class ExhaustionIT
      * An AV closed and unlinked by this JVM frees its room for the next one. Its mapping outlives close()
      * until the collector unmaps it (java-api.md), and tmpfs keeps an unlinked file's pages while any
      * mapping holds them, so a create that finds too little room collects garbage and waits for the room.
-     * Each AV here takes more than half of the file system.
+     * Each AV here takes more than half of the file system. The closed handles stay reachable: a closed
+     * handle lets go of its mapping.
      */
     @Test
     void shouldCreateAgainInTheRoomOfAnAvThisJvmClosedAndUnlinked() throws Exception
     {
         final Path dir = mountTmpfs("size=2m");
+        final List<AddressVector> closed = new ArrayList<>();
         try (Domain d = domain(dir))
         {
             for (int round = 0; round < 4; round++)
             {
                 try (AddressVector av = d.openAv(AvAttr.builder().name("job").count(12_000).build()))
                 {
+                    closed.add(av);
                     assertTrue(Files.size(dir.resolve("job")) > 1 << 20, "the AV takes more than half of 2 MiB");
                     assertEquals(1, av.insert(FuzzRunner.inet(round), 1, null, 0, null), "round " + round);
                 }
                 assertTrue(d.unlinkAv("job"), "round " + round);
             }
         }
+        assertEquals(4, closed.size());
         assertEmpty(dir);
     }
 
