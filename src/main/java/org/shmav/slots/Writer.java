@@ -15,9 +15,9 @@ public final class Writer
     final int entry;
     /**
      * Where this writer's next claim may start, valid while {@code freeHint}'s epoch is still
-     * {@code hintEpoch}: see {@link FreeSlots#claimLowest}. -1: none yet.
+     * {@code hintEpoch}: see {@link FreeSlots#claimLowest}. -1: none (a search found no FREE slot).
      */
-    long hintEpoch = -1;
+    long hintEpoch;
     long nextFree;
     /**
      * Claims spread out instead of taking the lowest FREE slot (AvAttr.lowestIndex false), and where this
@@ -83,6 +83,10 @@ public final class Writer
         this.m = m;
         this.index = index;
         this.entry = entry;
+        // The epoch now, with nextFree 0: the first claim starts at the hint, as with no epoch, but through
+        // the branch every later claim takes (a first claim by a branch the JIT had never seen taken
+        // threw away the compiled insert path of every handle opened after the warm-up).
+        this.hintEpoch = m.getLongVolatile(AvFileDescriptor.FREE_HINT_OFFSET) >>> 32;
     }
 
     public int index()
