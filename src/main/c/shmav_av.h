@@ -768,7 +768,8 @@ static inline int shmav__hold_readers_lock(int fd)
 /**
  * Opens the AV file at {@code path} read-only and checks it. Like a Java FI_READ opener: no symbolic
  * link (O_NOFOLLOW), a regular file only (checked with fstat; O_NONBLOCK keeps a FIFO from blocking
- * the open), at most 2^31-1 bytes; a file whose magic is right but whose version word is still 0 is
+ * the open), its published segments at most 2^31-1 bytes (the file may be longer: zeros a grower appended
+ * past them, shm-layout.md Refusals 3); a file whose magic is right but whose version word is still 0 is
  * waited for, at most SHMAV_READY_WAIT_MS. Then the segments the header publishes are checked
  * (shmav__check_header) and exactly their length is mapped PROT_READ / MAP_SHARED. The descriptor
  * stays open (it is mapped again when the AV grows) and holds the readers' lock.
@@ -1168,7 +1169,9 @@ static inline uint64_t shmav__probe(const shmav_av *av, uint64_t state, uint64_t
     for (uint64_t probes = 0; probes <= mask; probes++, bucket = (bucket + 1) & mask)
     {
         const uint64_t v = shmav__load64(av->base, area + 8 * bucket, memory_order_acquire);
-        if (v == SHMAV_BUCKET_EMPTY)
+        /* In shm-layout.md's order: a slot field of 0 is EMPTY whatever the stamp (only damage has one with a stamp). */
+        const uint64_t field = v & SHMAV_BUCKET_SLOT_MASK;
+        if (field == 0)
         {
             return SHMAV__MISS;
         }
@@ -1177,11 +1180,6 @@ static inline uint64_t shmav__probe(const shmav_av *av, uint64_t state, uint64_t
         {
             /* Older: EMPTY to us. Newer (or exactly half the stamp range away, neither): our state is out of date. */
             return shmav__stamp_older(v_stamp, stamp) ? SHMAV__MISS : SHMAV__RESTATE;
-        }
-        const uint64_t field = v & SHMAV_BUCKET_SLOT_MASK;
-        if (field == 0)
-        {
-            return SHMAV__MISS;
         }
         if (field == SHMAV_BUCKET_TOMBSTONE_SLOT || ((v >> SHMAV_BUCKET_TAG_SHIFT) & SHMAV_BUCKET_TAG_MASK) != tag)
         {

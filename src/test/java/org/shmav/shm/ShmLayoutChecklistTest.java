@@ -28,7 +28,7 @@ class ShmLayoutChecklistTest
     private static final List<Class<?>> DESCRIPTORS =
         List.of(AvFileDescriptor.class, SlotDescriptor.class, AttacherDescriptor.class, IndexWord.class);
     /** libfabric's and POSIX's names, which the checklist uses but shmav does not define. */
-    private static final List<String> FOREIGN_PREFIXES = List.of("FI_", "F_", "O_", "AF_", "MAP_SHARED");
+    private static final List<String> FOREIGN_PREFIXES = List.of("FI_", "F_", "O_", "AF_", "MAP_SHARED", "MADV_");
     private static final Pattern CONSTANT = Pattern.compile("(?<![A-Za-z0-9_.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])");
     private static final Pattern BACKTICKS = Pattern.compile("`([^`]+)`");
     /** A whole backtick span that is one name: `changes`, `map_addr`. */
