@@ -151,7 +151,7 @@ public final class Addresses
      * Whether the {@code format} address at {@code src[at]} is a valid destination: 0, or the positive
      * errno that insert reports (FI_EADDRNOTAVAIL) when it is not. sockaddr_in: family AF_INET, port != 0,
      * address != 0.0.0.0, {@code sin_zero} all zero. sockaddr_in6: family AF_INET6, port != 0, address
-     * != ::. FI_ADDR_STR: 1 to {@value AddrFormat#MAX_STR_LEN} bytes including the NUL, no control characters.
+     * != ::. FI_ADDR_STR: 2 to {@value AddrFormat#MAX_STR_LEN} bytes including the NUL (not empty), no control characters.
      * The provider formats: their length, not all zero, and for FI_SOCKADDR_IB family AF_IB (27). FORMAT_UNSPEC:
      * at least one byte, not all zero (the AV checks the length against its own).
      * Reads only, allocates nothing.

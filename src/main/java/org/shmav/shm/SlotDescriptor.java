@@ -8,7 +8,7 @@ import org.agrona.BitUtil;
  * <pre>
  *   0 |                state word (see below)                 |
  *   8 |                user id (FI_ADDR_NOTAVAIL = unset)     |
- *  16 |          auth-key handle (FI_ADDR_NOTAVAIL = none)    |
+ *  16 |          auth-key index (FI_ADDR_NOTAVAIL = none)     |
  *  24 |         addrLen (u32)        |      reserved (u32)    |
  *  32 | address bytes (addrLen bytes, padded to 8) ...        |
  *     slotLength = align(32 + align(maxAddrLen, 8), 64)
@@ -50,7 +50,7 @@ public final class SlotDescriptor
      * id equal to it is no id: the new entry's is this one, and an entry the address already had keeps its own.
      */
     public static final long NO_USER_ID = -1L;
-    /** u64: auth-key handle the address is bound to, or FI_ADDR_NOTAVAIL. */
+    /** u64: the auth-key index (not the handle 2^62 | k) the address is bound to, or FI_ADDR_NOTAVAIL. */
     public static final int AUTH_KEY_OFFSET = 16;
     /** u32: bytes of the stored address. */
     public static final int ADDR_LEN_OFFSET = 24;

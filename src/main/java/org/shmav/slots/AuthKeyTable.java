@@ -14,7 +14,7 @@ import org.shmav.shm.Memory;
 
 /**
  * The auth-key section of an AV region: authorization keys inserted with {@code fi_av_insert_auth_key},
- * each at an index that is its auth-key handle.
+ * each at an index k; the application's handle for it is 2^62 | k (stored in slots as k).
  *
  * <pre>
  *   0 | state word: FREE, CLAIMED(owner) or VALID(refs), encoded as a slot's state word |
@@ -25,7 +25,7 @@ import org.shmav.shm.Memory;
  * Entries are claimed by CAS from FREE, filled, then published by CAS to VALID from the claim word,
  * like slots. A key inserted again takes a reference on its entry. The table is small (keys are set up
  * once per job) and has no index, so inserts of keys are serialised across processes by the kernel:
- * an inserter holds an exclusive record lock on the AV file's auth-key lock byte
+ * an inserter holds an exclusive record lock on the auth-key lock byte of the AV's lock file
  * ({@link AvFileDescriptor#AUTH_KEY_LOCK_OFFSET}) while it looks for the key and adds it, so one
  * insert of a new key wins even when several processes insert it at once. A process that dies
  * holding it releases it with its death; a live holder is waited for, bounded. Thread-safe.
