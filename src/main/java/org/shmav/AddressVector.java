@@ -229,26 +229,26 @@ public interface AddressVector extends AutoCloseable
     /**
      * {@code fi_av_set}: opens an AV set over this AV handle. The initial members are, in index order:
      * <ul>
-     * <li>with {@link Fi#UNIVERSE}: every valid entry of the AV now;</li>
+     * <li>with {@link Fi#UNIVERSE}: every valid entry of the AV now, whatever the range, stride and count
+     *     (FI_UNIVERSE overrides them, as libfabric's cxi provider does);</li>
      * <li>with a range ({@code startAddr} and {@code endAddr} not {@link Fi#ADDR_NOTAVAIL}, FI_AV_TABLE
      *     only): the valid entries {@code start + stride * i <= end}; invalid entries are skipped and a
      *     stride of 0 means 1;</li>
      * <li>otherwise (both {@link Fi#ADDR_NOTAVAIL}): none.</li>
      * </ul>
-     * A non-zero {@code count} caps the set's size; 0 lets it grow without limit. The flags
-     * FI_BARRIER_SET ... FI_GATHER_SET are recorded ({@link AvSet#attr()}) and restrict nothing: shmav runs
-     * no collectives. A communication key is either absent (null or empty) or exactly 8 bytes; it is
+     * A non-zero {@code count} caps the set's size (not with FI_UNIVERSE); 0 lets it grow without limit.
+     * The flags FI_BARRIER_SET ... FI_GATHER_SET are recorded ({@link AvSet#attr()}) and restrict nothing:
+     * shmav runs no collectives. A communication key is either absent (null or empty) or exactly 8 bytes; it is
      * recorded and not interpreted. The set holds a reference on this AV until it is closed.
      *
      * @param attr the set's attributes
      * @return the open set; close it to release its reference on this AV
      * @throws FabricException FI_EINVAL when this AV is closed; when attr is null; for unknown flags; for a
-     *                         negative count; for a comm key of another size; when exactly one of start
-     *                         and end is FI_ADDR_NOTAVAIL; for a range on FI_AV_MAP, with FI_UNIVERSE or
-     *                         with a comm key; when start &gt; end; when the range spans more than
-     *                         {@code count} addresses ({@code (end - start) / stride + 1}) or FI_UNIVERSE
-     *                         finds more than {@code count} entries (count &gt; 0); for a stride &gt; 1
-     *                         without a range
+     *                         negative count; for a comm key of another size; and, without FI_UNIVERSE:
+     *                         when exactly one of start and end is FI_ADDR_NOTAVAIL, for a range on
+     *                         FI_AV_MAP or with a comm key, when start &gt; end, when the range spans more
+     *                         than {@code count} addresses ({@code (end - start) / stride + 1}, count &gt; 0),
+     *                         for a stride &gt; 1 without a range
      */
     AvSet openSet(AvSetAttr attr);
 

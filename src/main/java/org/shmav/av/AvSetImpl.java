@@ -45,7 +45,7 @@ final class AvSetImpl implements AvSet
         final long[] initial = initialMembers(av, attr);
         this.av = av;
         this.attr = attr;
-        this.maxMembers = attr.count();
+        this.maxMembers = universe(attr) ? 0 : attr.count(); // FI_UNIVERSE: as many as the AV holds
         this.members = new long[Math.max(initial.length, MIN_CAPACITY)];
         this.index = new LongHashSet(Math.max(initial.length * 2, MIN_CAPACITY));
         for (final long m : initial)
@@ -57,10 +57,18 @@ final class AvSetImpl implements AvSet
 
     // ---------------------------------------------------------------- fi_av_set attribute rules
 
-    /** Checks {@code attr} and returns the initial members: the valid entries of the range or universe. */
+    /**
+     * Checks {@code attr} and returns the initial members: the valid entries of the universe or the range.
+     * FI_UNIVERSE overrides the range, stride and count, as libfabric's cxi provider does (the set
+     * begins with every valid entry and may hold every entry of the AV).
+     */
     private static long[] initialMembers(final AddressVectorImpl av, final AvSetAttr attr)
     {
         checkAttr(attr);
+        if (universe(attr))
+        {
+            return av.validFiAddrs();
+        }
         final boolean hasStart = attr.startAddr() != Fi.ADDR_NOTAVAIL;
         if (hasStart != (attr.endAddr() != Fi.ADDR_NOTAVAIL))
         {
@@ -75,17 +83,12 @@ final class AvSetImpl implements AvSet
         {
             throw invalid("stride=" + Long.toUnsignedString(attr.stride()) + " without a range");
         }
-        if ((attr.flags() & Fi.UNIVERSE) == 0)
-        {
-            return new long[0];
-        }
-        final long[] universe = av.validFiAddrs();
-        if (attr.count() > 0 && universe.length > attr.count())
-        {
-            throw invalid("FI_UNIVERSE has " + universe.length + " entries, more than count=" +
-                attr.count());
-        }
-        return universe;
+        return new long[0];
+    }
+
+    private static boolean universe(final AvSetAttr attr)
+    {
+        return (attr.flags() & Fi.UNIVERSE) != 0;
     }
 
     private static void checkAttr(final AvSetAttr attr)
@@ -120,9 +123,9 @@ final class AvSetImpl implements AvSet
         {
             throw invalid(range + ": a range needs an FI_AV_TABLE AV, this one is " + av.type().fiName());
         }
-        if ((attr.flags() & Fi.UNIVERSE) != 0 || hasCommKey(attr))
+        if (hasCommKey(attr))
         {
-            throw invalid(range + ": a range cannot be combined with FI_UNIVERSE or a comm key");
+            throw invalid(range + ": a range cannot be combined with a comm key");
         }
         if (Long.compareUnsigned(start, end) > 0)
         {
