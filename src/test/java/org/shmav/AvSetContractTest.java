@@ -161,7 +161,7 @@ abstract class AvSetContractTest
         assertArrayEquals(fiAddrs, open(map, range(0, 1).flags(Fi.UNIVERSE)).members(), "a range on FI_AV_MAP");
     }
 
-    /** The AV set attributes of API.md's example, on AVs with fewer and more entries than its count of 8. */
+    /** The AV set attributes of the API contract's own example, on AVs with fewer and more entries than its count of 8. */
     @Test
     void shouldOpenTheSetOfTheApiExample()
     {
