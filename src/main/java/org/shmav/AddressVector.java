@@ -44,8 +44,9 @@ public interface AddressVector extends AutoCloseable
     /**
      * {@code fi_av_insert}: inserts {@code count} addresses of {@code addrlen} bytes read from
      * {@code addrs} (position to limit; for FI_ADDR_STR, {@code count} NUL-terminated strings one after
-     * another; for opaque addresses of varying length ({@link #varyingAddrLen()}), one address, of the
-     * buffer's remaining bytes, and a {@code count} above 1 is FI_EINVAL). The buffer's position is not
+     * another, where one longer than {@value AddrFormat#MAX_STR_LEN} bytes with its NUL fails alone; for
+     * opaque addresses of varying length ({@link #varyingAddrLen()}), one address, of the buffer's
+     * remaining bytes, and a {@code count} above 1 is FI_EINVAL). The buffer's position is not
      * changed. Allocates nothing on a sockaddr AV or one of a fixed-length format.
      *
      * <p>A failed address is not an exception: its {@code fiAddr[i]} is {@link Fi#ADDR_NOTAVAIL} and, with
@@ -75,7 +76,8 @@ public interface AddressVector extends AutoCloseable
 
     /**
      * {@code fi_av_insert} for an FI_ADDR_STR domain, one string per address; otherwise as
-     * {@link #insert(ByteBuffer, int, long[], long, Object)}. A null string is an invalid address.
+     * {@link #insert(ByteBuffer, int, long[], long, Object)}. A null string, or one holding a NUL, is an
+     * invalid address (FI_EADDRNOTAVAIL for it alone).
      *
      * @param addrs   the address strings, without NULs
      * @param fiAddr  receives the fi_addr of each address; may be null
@@ -378,7 +380,7 @@ public interface AddressVector extends AutoCloseable
      *
      * @param address the address string, without its NUL
      * @return its fi_addr
-     * @throws FabricException FI_EADDRNOTAVAIL for an empty string, one with a control character or longer than
+     * @throws FabricException FI_EADDRNOTAVAIL for an empty string, one with a control character (NUL included) or longer than
      *                         {@value AddrFormat#MAX_STR_LEN} bytes with its NUL; FI_ENOSPC when a named AV is
      *                         full; FI_EINVAL on a sockaddr AV or a closed handle; FI_EPERM on a read-only
      *                         handle; FI_EOPNOTSUPP on an AV opened with FI_EVENT

@@ -195,9 +195,10 @@ final class AvConveniences
     static long insertString(final AddressVector av, final String address)
     {
         checkStrFormat(av, "fi_av_insert", "insert(InetSocketAddress)");
-        if (address == null)
+        if (address == null || address.indexOf('\0') >= 0)
         {
-            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, "address is null");
+            throw new FabricException("fi_av_insert", FiErrno.EADDRNOTAVAIL, address == null ? "address is null"
+                : "address holds a NUL, which would end it early");
         }
         return insertOne(av, Addresses.toStrAddr(address), "'" + address + "'");
     }

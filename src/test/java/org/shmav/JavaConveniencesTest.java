@@ -229,6 +229,40 @@ class JavaConveniencesTest
         }
     }
 
+    /**
+     * A string holding a NUL, or longer than an FI_ADDR_STR address may be, fails alone: before, the NUL
+     * ended it early and moved every later string to the next one's fi_addr, and a long string failed the
+     * whole call with FI_EINVAL.
+     */
+    @ParameterizedTest(name = "named={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldFailAStringWithANulOrTooLongAlone(final boolean named)
+    {
+        try (Domain domain = domain(AddrFormat.ADDR_STR);
+             AddressVector av = open(domain, named, AvAttr.builder().count(8)))
+        {
+            final String tooLong = "n".repeat(AddrFormat.MAX_STR_LEN);
+            final InsertResult r = av.insertAllStrings(Arrays.asList("node-a", "node-b\0node-x", "node-c", tooLong, "node-d"));
+            assertArrayEquals(new long[] {0, Fi.ADDR_NOTAVAIL, 1, Fi.ADDR_NOTAVAIL, 2}, r.fiAddrs());
+            assertEquals(FiErrno.EADDRNOTAVAIL, r.errno(1));
+            assertEquals(FiErrno.EADDRNOTAVAIL, r.errno(3));
+            assertEquals(List.of("node-a", "node-c", "node-d"), av.entries().map(AvEntry::text).collect(Collectors.toList()));
+            assertErrno(FiErrno.EADDRNOTAVAIL, () -> av.insert(tooLong));
+            assertErrno(FiErrno.EADDRNOTAVAIL, () -> av.insert("node-e\0"));
+            assertEquals(OptionalLong.of(2), av.findFiAddr("node-d"));
+
+            // the same in the packed form: the long string ends at its NUL and fails alone
+            final byte[] packed = (tooLong + "\0node-e\0").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            final long[] fiAddr = new long[2];
+            final int[] errors = new int[2];
+            assertEquals(1, av.insert(ByteBuffer.wrap(packed), 2, fiAddr, Fi.SYNC_ERR, errors));
+            assertArrayEquals(new int[] {FiErrno.EADDRNOTAVAIL, 0}, errors);
+            assertEquals(Optional.of("node-e"), av.findString(fiAddr[1]));
+            assertErrno(FiErrno.EINVAL, () -> av.insert(ByteBuffer.wrap(new byte[] {'x', 'y'}), 1, null, 0, null),
+                "no NUL before the limit");
+        }
+    }
+
     @Test
     void shouldRefuseConveniencesOnAnEventAvAndWritesOnAReadOnlyHandle()
     {

@@ -179,6 +179,12 @@ final class AvInserter
         return null;
     }
 
+    /**
+     * Where each packed FI_ADDR_STR address starts, and where the last ends. A string longer than
+     * {@value AddrFormat#MAX_STR_LEN} bytes ends at its NUL all the same and fails alone (FI_EADDRNOTAVAIL,
+     * as any invalid address); only a string with no NUL before the buffer's limit, after which nothing can
+     * be found, fails the call.
+     */
     private static int[] stringOffsets(final ByteBuffer addrs, final int count)
     {
         final int[] offsets = new int[count + 1];
@@ -186,19 +192,25 @@ final class AvInserter
         for (int i = 0; i < count; i++)
         {
             offsets[i] = at;
-            final int len = Addresses.strLength(addrs, at, addrs.limit());
-            if (len < 0)
+            while (at < addrs.limit() && addrs.get(at) != 0)
             {
-                throw invalid("FI_ADDR_STR address " + i + " has no NUL within " +
-                    AddrFormat.MAX_STR_LEN + " bytes or before the buffer's limit");
+                at++;
             }
-            at += len;
+            if (at == addrs.limit())
+            {
+                throw invalid("FI_ADDR_STR address " + i + " of count=" + count + " has no NUL before the buffer's limit");
+            }
+            at++;
         }
         offsets[count] = at;
         return offsets;
     }
 
-    /** {@code fi_av_insert} of strings: packs them NUL-terminated (null as "") and inserts them. */
+    /**
+     * {@code fi_av_insert} of strings: packs them NUL-terminated and inserts them. A string that cannot be
+     * packed as itself (null, or holding a NUL, which would end it early and move every later string to
+     * another index) is packed as "", so that it fails alone with FI_EADDRNOTAVAIL.
+     */
     int insert(final String[] addrs, final long[] fiAddr, final long flags, final Object ctx)
     {
         if (addrs == null)
@@ -213,7 +225,7 @@ final class AvInserter
         final byte[][] utf8 = new byte[addrs.length][];
         for (int i = 0; i < addrs.length; i++)
         {
-            utf8[i] = addrs[i] == null ? new byte[0] : addrs[i].getBytes(StandardCharsets.UTF_8);
+            utf8[i] = addrs[i] == null || addrs[i].indexOf('\0') >= 0 ? new byte[0] : addrs[i].getBytes(StandardCharsets.UTF_8);
             total += utf8[i].length + 1;
         }
         final ByteBuffer packed = ByteBuffer.allocate(total);
