@@ -270,6 +270,30 @@ class NamedAvTest
         assertEquals(List.of("kept"), files(), "no temporary files are left behind");
     }
 
+    /** An UNSPEC open takes the file's type, which must be the domain's av_type when that is not UNSPEC. */
+    @Test
+    void shouldRefuseANamedAvOfAnotherTypeThanTheDomains()
+    {
+        try (AddressVector creator = open(named("typed", 16).type(AvType.MAP)))
+        {
+            creator.insert(A.duplicate(), 1, null, 0, null);
+            try (Domain table = Domain.open(DomainAttr.builder().shmDirectory(shm.dir()).avType(AvType.TABLE).build());
+                 Domain map = Domain.open(DomainAttr.builder().shmDirectory(shm.dir()).avType(AvType.MAP).build()))
+            {
+                final FabricException e = assertErrno(FiErrno.EINVAL,
+                    () -> table.openAv(AvAttr.builder().name("typed").type(AvType.UNSPEC).build()).close());
+                assertTrue(e.getMessage().contains("FI_AV_MAP") && e.getMessage().contains("av_type is FI_AV_TABLE"),
+                    e.getMessage());
+                try (AddressVector same = map.openAv(AvAttr.builder().name("typed").type(AvType.UNSPEC).build());
+                     AddressVector any = open(named("typed", 0).type(AvType.UNSPEC)))
+                {
+                    assertEquals(AvType.MAP, same.attr().type());
+                    assertEquals(AvType.MAP, any.attr().type(), "an UNSPEC domain takes the file's type");
+                }
+            }
+        }
+    }
+
     /**
      * A closed handle its user still holds lets go of the AV's mappings: the pages of a removed AV are
      * the file system's again once collected (on a full /dev/shm, the room a new AV needs).

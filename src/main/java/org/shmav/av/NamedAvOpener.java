@@ -134,6 +134,13 @@ final class NamedAvOpener
             throw invalid("named AV '" + name + "' has another type: caller=" + requestedType.fiName() +
                 " file=" + layout.avType().fiName());
         }
+        if (domain.avType() != AvType.UNSPEC && domain.avType() != layout.avType())
+        {
+            // an UNSPEC request takes the file's type, which must still be the domain's (fi_av_open's rule)
+            throw invalid("named AV '" + name + "' is " + layout.avType().fiName() + ", and this domain's av_type is " +
+                domain.avType().fiName() + ": open it from a domain of av_type " + layout.avType().fiName() +
+                " or UNSPEC");
+        }
         if (attr.count() > Math.max(layout.maxCapacity(), layout.capacity()))
         {
             throw invalid("named AV '" + name + "' grows to at most " + layout.maxCapacity() + " entries, fewer than " +
