@@ -169,7 +169,8 @@ public interface AddressVector extends AutoCloseable
      * {@code fi_sockaddr_in://10.0.0.1:5000}. Reads only the buffer: answers on a closed handle too.
      *
      * @param addr an address in the domain's layout
-     * @return its text, or null for a null buffer or a family that does not match the domain's
+     * @return its text, or null for a null buffer; on a sockaddr domain, an address of either IP family is
+     *         printed by its own family, as libfabric does, and one of neither family is null
      */
     String straddr(ByteBuffer addr);
 

@@ -253,8 +253,9 @@ public final class Addresses
      *
      * @param format the AV's address format
      * @param addr   the address at the buffer's position (not changed)
-     * @return the text, or null for a family that does not match the format, a buffer shorter than the
-     *         format's length, or FORMAT_UNSPEC
+     * @return the text, or null for a buffer shorter than its family's length, a sockaddr of neither IP family
+     *         (for either sockaddr format, an address is printed by its own family, as libfabric does), or
+     *         FORMAT_UNSPEC
      */
     public static String straddr(final AddrFormat format, final ByteBuffer addr)
     {
