@@ -498,6 +498,20 @@ abstract class AddressVectorContractTest
         }
     }
 
+    /** A literal range that would pass 255.255.255.255 wraps to 0.0.0.0 and on: FI_EINVAL, nothing inserted. */
+    @Test
+    void shouldRejectAnIpv4NodeRangePastTheLastAddress()
+    {
+        try (Domain d = openDomain(); AddressVector av = openAv(d, table(16)))
+        {
+            final FabricException e = assertErrno(FiErrno.EINVAL,
+                () -> av.insertSym("255.255.255.254", 3, "7000", 1, new long[3], 0, null));
+            assertTrue(e.getMessage().contains("wrap"), e.getMessage());
+            assertEquals(0, av.count());
+            assertEquals(2, av.insertSym("255.255.255.254", 2, "7000", 1, new long[2], 0, null), "up to the last");
+        }
+    }
+
     @Test
     void shouldInsertSymAnIpv6LiteralRange()
     {

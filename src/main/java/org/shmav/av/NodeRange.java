@@ -34,6 +34,12 @@ final class NodeRange
         final InetAddress ip = literal(node);
         if (ip != null)
         {
+            final int bits = ip.getAddress().length * Byte.SIZE;
+            if (nodeCnt > 1 && new BigInteger(1, ip.getAddress()).add(BigInteger.valueOf(nodeCnt - 1L)).bitLength() > bits)
+            {
+                throw new FabricException(FiErrno.EINVAL, "node '" + node + "' + nodeCnt=" + nodeCnt +
+                    " passes the last " + (bits == 32 ? "IPv4" : "IPv6") + " address: the range would wrap to 0");
+            }
             return new NodeRange(ip, null, 0, 0);
         }
         int digits = node.length();
