@@ -72,6 +72,25 @@ class CallNamesTest
             assertThrows(FabricException.class, () -> domain.openEq(1)).getMessage());
     }
 
+    /** insertsvc and insertsym insert through the same path as fi_av_insert, and are named as themselves. */
+    @Test
+    void shouldNameInsertSvcAndInsertSymNotTheInsertBelowThem()
+    {
+        final Domain domain = shm.domain();
+        domain.openAv(AvAttr.builder().name("svc").count(4).build()).close();
+        try (AddressVector reader = domain.openAv(AvAttr.builder().name("svc").flags(Fi.READ).build()))
+        {
+            final FabricException svc = assertThrows(FabricException.class,
+                () -> reader.insertSvc("10.0.0.1", "7000", null, 0, null));
+            assertEquals(FiErrno.EPERM, svc.errno());
+            assertEquals("fi_av_insertsvc", svc.call(), svc.getMessage());
+            final FabricException sym = assertThrows(FabricException.class,
+                () -> reader.insertSym("10.0.0.1", 2, "7000", 1, null, 0, null));
+            assertEquals(FiErrno.EPERM, sym.errno());
+            assertEquals("fi_av_insertsym", sym.call(), sym.getMessage());
+        }
+    }
+
     @Test
     void shouldNameTheRemovalWhenTheNamesLockIsTaken()
     {

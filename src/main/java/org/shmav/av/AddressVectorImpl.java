@@ -88,7 +88,7 @@ public final class AddressVectorImpl implements AddressVector
         final AddrShape shape = AddrShape.of(domain.attr());
         this.authKeys = new AvAuthKeys(this, regions, writeLock);
         this.inserter = new AvInserter(this, shape, regions, codec, authKeys, writeLock);
-        this.services = new ServiceAddresses(this, shape);
+        this.services = new ServiceAddresses(inserter, shape);
         this.lookups = new AvLookup(this, shape, regions, codec, faults);
         this.updates = new AvEntryUpdates(this, regions, authKeys, writeLock);
         this.lifecycle = new AvLifecycle(this, regions, writeLock, faults, readOnly, attr.name());
@@ -189,11 +189,12 @@ public final class AddressVectorImpl implements AddressVector
     {
         try
         {
+            faults.checkHealthy();
             return services.insertSvc(node, service, fiAddr, flags, ctx);
         }
-        catch (final FabricException e)
+        catch (final InternalError | FabricException e)
         {
-            throw e.in("fi_av_insertsvc");
+            throw faults.fault(e).in("fi_av_insertsvc");
         }
     }
 
@@ -203,11 +204,12 @@ public final class AddressVectorImpl implements AddressVector
     {
         try
         {
+            faults.checkHealthy();
             return services.insertSym(node, nodeCnt, service, svcCnt, fiAddr, flags, ctx);
         }
-        catch (final FabricException e)
+        catch (final InternalError | FabricException e)
         {
-            throw e.in("fi_av_insertsym");
+            throw faults.fault(e).in("fi_av_insertsym");
         }
     }
 

@@ -23,13 +23,14 @@ final class ServiceAddresses
 {
     private static final int MAX_PORT = 65535;
 
-    private final AddressVectorImpl av;
+    /** Inserts what the node and service resolve to; the handle's insertsvc/insertsym name the call. */
+    private final AvInserter inserter;
     private final AddrFormat format;
     private final int addrlen;
 
-    ServiceAddresses(final AddressVectorImpl av, final AddrShape shape)
+    ServiceAddresses(final AvInserter inserter, final AddrShape shape)
     {
-        this.av = av;
+        this.inserter = inserter;
         this.format = shape.format();
         this.addrlen = shape.addrLen();
     }
@@ -53,7 +54,7 @@ final class ServiceAddresses
             {
                 throw invalid("on an FI_ADDR_STR domain node is the address and service must be null");
             }
-            return av.insert(new String[] {node}, fiAddr, flags, ctx);
+            return inserter.insert(new String[] {node}, fiAddr, flags, ctx);
         }
         if (node == null || service == null)
         {
@@ -62,7 +63,7 @@ final class ServiceAddresses
         final int port = parsePort(service);
         final ByteBuffer one = ByteBuffer.allocate(addrlen);
         putResolved(one, node, port);
-        return av.insert(one.flip(), 1, fiAddr, flags, ctx);
+        return inserter.insert(one.flip(), 1, fiAddr, flags, ctx);
     }
 
     /** {@code fi_av_insertsym}: {@code nodeCnt} nodes x {@code svcCnt} ports, node-major. */
@@ -98,7 +99,7 @@ final class ServiceAddresses
                 putResolved(all, host, port + s);
             }
         }
-        return av.insert(all.flip(), (int)total, fiAddr, flags, ctx);
+        return inserter.insert(all.flip(), (int)total, fiAddr, flags, ctx);
     }
 
     private boolean ipFormat()
@@ -124,7 +125,7 @@ final class ServiceAddresses
             throw new FabricException(FiErrno.ENODATA, "node='" + node + "' service='" + service +
                 "' is not a CXI address: node a NIC address (number or MAC), service a PID number or null");
         }
-        return av.insert(Addresses.toCxiAddr((int)nic, (int)pid), 1, fiAddr, flags, ctx);
+        return inserter.insert(Addresses.toCxiAddr((int)nic, (int)pid), 1, fiAddr, flags, ctx);
     }
 
     /** A non-negative C integer as sscanf's %i reads it (decimal, 0x hex, 0 octal), or -1. */
