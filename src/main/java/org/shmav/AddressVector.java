@@ -135,9 +135,11 @@ public interface AddressVector extends AutoCloseable
      * @param fiAddr the entries, or with {@link Fi#AUTH_KEY} the auth-key handles, to remove
      * @param count  how many elements of {@code fiAddr} to process
      * @param flags  0 or {@link Fi#AUTH_KEY}
-     * @throws FabricException FI_EINVAL when any element was unset, removed or out of range (after removing
-     *                         the valid ones), for other flags or a closed handle; FI_EBUSY for an auth key
-     *                         an enabled endpoint uses; FI_EPERM on a read-only handle
+     * @throws FabricException after every element was processed, the first that applies: FI_EBUSY for an
+     *                         auth key an enabled endpoint uses; FI_EAGAIN when another live process kept an
+     *                         index busy past the call's deadline (remove those again); FI_EINVAL when any
+     *                         element was unset, removed or out of range. Before any: FI_EINVAL for other
+     *                         flags or a closed handle, FI_EPERM on a read-only handle
      */
     void remove(long[] fiAddr, int count, long flags);
 
@@ -293,7 +295,8 @@ public interface AddressVector extends AutoCloseable
      * {@link #findFiAddr(InetSocketAddress)} is the Java form.
      *
      * @param addr an address in the domain's layout at the buffer's position
-     * @return its fi_addr, or {@link Fi#ADDR_NOTAVAIL} when it is not in the AV
+     * @return its fi_addr, or {@link Fi#ADDR_NOTAVAIL} when it is not in the AV; an address inserted with
+     *         {@link Fi#AUTH_KEY} is an entry of its own, not found here (this finds entries without a key)
      * @throws FabricException FI_EINVAL for a null buffer or a closed handle
      */
     long reverseLookup(ByteBuffer addr);
