@@ -471,6 +471,10 @@ final class GcCommand extends AvCommand implements Callable<Integer>
             }
             finally
             {
+                if (region.writer() != null)
+                {
+                    region.writer().attachedAt(s.lastActivityMillis()); // a repair is no join: the grace runs on
+                }
                 region.detach();
             }
         }

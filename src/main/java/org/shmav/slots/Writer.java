@@ -89,6 +89,16 @@ public final class Writer
         this.hintEpoch = m.getLongVolatile(AvFileDescriptor.FREE_HINT_OFFSET) >>> 32;
     }
 
+    /**
+     * Writes this entry's {@code attachedMillis}: a tool that attaches only to repair ({@code shmav gc})
+     * writes back the AV's last join time before it detaches, so that its repair is not taken for a join
+     * (which would start the AV's grace period again).
+     */
+    public void attachedAt(final long millis)
+    {
+        m.setLongRelease(entry + ATTACHED_MILLIS_OFFSET, millis);
+    }
+
     public int index()
     {
         return index;

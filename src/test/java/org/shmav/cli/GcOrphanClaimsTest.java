@@ -51,6 +51,32 @@ class GcOrphanClaimsTest
         }
     }
 
+    /** gc's repair attaches to the AV, but is no join: the AV's last join time, which its grace runs from, stays. */
+    @Test
+    void shouldNotRestartTheGracePeriodByARepair() throws Exception
+    {
+        damagedAv();
+        final long joined = lastJoined();
+        Thread.sleep(20);
+        final CliRun gc = CliRun.in(dir, "gc");
+        assertTrue(gc.out().contains("repaired  damaged:"), gc.out());
+        assertEquals(joined, lastJoined());
+    }
+
+    private long lastJoined()
+    {
+        final Path file = dir.resolve("damaged");
+        final Region region = ToolAccess.openReadOnly(file);
+        try
+        {
+            return AvSnapshot.read("damaged", file, region).lastActivityMillis();
+        }
+        finally
+        {
+            region.detach();
+        }
+    }
+
     @Test
     void shouldRepairASlotHeldInTheNameOfNoWriterOnRecover() throws IOException
     {
