@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.shmav.job.JobVariables;
 import org.shmav.job.JobWireUp;
@@ -105,6 +107,8 @@ public final class Rank implements AutoCloseable
 
     /** How long a rank that could not open waits in the store's exchange to tell the other ranks. */
     private static final Duration ANNOUNCE_TIMEOUT = Duration.ofSeconds(30);
+    /** How often {@link #awaitAll} looks again for ranks missing once the count was reached. */
+    private static final long AWAIT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /**
      * Environment variable: the job's address format ({@link JobAddrFormat}), e.g. {@code in6}, {@code efa} or
@@ -515,7 +519,8 @@ public final class Rank implements AutoCloseable
 
     /**
      * Waits until every rank has published, at most {@code timeout}: on one node, until the AV holds
-     * every rank ({@link AddressVector#awaitCount}); across nodes, through the launcher's store's exchange
+     * every rank's entry ({@link AddressVector#awaitCount}, then each rank's index, since other entries
+     * count too); across nodes, through the launcher's store's exchange
      * and local rank 0's fill of the node's AV; across nodes without a store, the node's ranks.
      *
      * @param timeout how long to wait at most
@@ -531,6 +536,7 @@ public final class Rank implements AutoCloseable
             t.wireUp().awaitAll(timeout);
             return;
         }
+        final long deadline = System.nanoTime() + timeout.toNanos();
         try
         {
             node.av().awaitCount(job.entries(), timeout);
@@ -541,9 +547,24 @@ public final class Rank implements AutoCloseable
             {
                 throw e;
             }
-            throw new FabricException("shmav_rank_await_all", FiErrno.ETIMEDOUT, (job.oneNode() ? "ranks " : "local ranks ") +
-                missingRanks() + " of " + job.entries() + " did not publish within " + timeout.toMillis() + " ms");
+            throw notPublished(timeout);
         }
+        // The count reaches the job's size sooner when the AV holds entries besides the ranks' (an address
+        // a rank inserted through av()): only the ranks' own entries say that every rank published.
+        while (!missingRanks().isEmpty())
+        {
+            if (System.nanoTime() - deadline >= 0)
+            {
+                throw notPublished(timeout);
+            }
+            LockSupport.parkNanos(AWAIT_POLL_NANOS);
+        }
+    }
+
+    private FabricException notPublished(final Duration timeout)
+    {
+        return new FabricException("shmav_rank_await_all", FiErrno.ETIMEDOUT, (job.oneNode() ? "ranks " : "local ranks ") +
+            missingRanks() + " of " + job.entries() + " did not publish within " + timeout.toMillis() + " ms");
     }
 
     /** {@return the ranks (local ranks, when the node's AV holds only the node) not in the AV yet, in ascending order} */

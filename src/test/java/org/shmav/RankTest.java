@@ -61,6 +61,25 @@ class RankTest
         }
     }
 
+    /** An entry besides the ranks' (here past them) makes the count reach the job's size: awaitAll waits on. */
+    @Test
+    void shouldNotReturnFromAwaitAllWhileARankIsMissingThoughTheCountIsReached()
+    {
+        try (Domain domain = Domain.open(DomainAttr.builder().shmDirectory(dir).build());
+             AddressVector job = domain.openAv(AvAttr.builder().type(AvType.TABLE).count(8).name("job").build());
+             Rank r0 = Rank.open(0, 3, "job", dir);
+             Rank r1 = Rank.open(1, 3, "job", dir))
+        {
+            r0.publish(new InetSocketAddress("127.0.0.1", 7000));
+            r1.publish(new InetSocketAddress("127.0.0.1", 7001));
+            assertEquals(5, r0.av().insertAt(5, AvTestSupport.in4("127.0.0.1", 7005)), "a service address after the ranks");
+            assertEquals(3, job.count());
+            final FabricException e = assertThrows(FabricException.class, () -> r0.awaitAll(Duration.ofMillis(200)));
+            assertEquals(FiErrno.ETIMEDOUT, e.errno());
+            assertTrue(e.getMessage().contains("ranks [2] of 3 did not publish"), e.getMessage());
+        }
+    }
+
     @Test
     void shouldRunAsAJobOfOneOutsideAnyLauncher()
     {
