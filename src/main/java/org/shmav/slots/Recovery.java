@@ -157,7 +157,7 @@ final class Recovery
             final long s = m.getLongAcquire(layout.slot(i) + STATE_OFFSET);
             if (payload(s) == a && held(s))
             {
-                repairSlot(i, s, entry);
+                repairHeld(i, s, a, entry);
                 repaired++;
             }
         }
@@ -170,6 +170,30 @@ final class Recovery
             m.compareAndSetLong(entry + JOURNAL_OFFSET, j, journal(delta(j), OP_NONE, 0));
         }
         return repaired;
+    }
+
+    /**
+     * {@link #repairSlot} from the word {@code read}, then from each word another process left there since,
+     * for as long as the slot is still held in the name of dead writer {@code a}. An inserter of the same
+     * address may cancel the claim (CLAIMED to CANCELLED) between this scan's read and its CAS, having seen
+     * {@code a} alive (this recoverer holds its lock); the CAS from CLAIMED then fails, and only the owner
+     * or its recoverer frees a CANCELLED slot: without a second look it would stay CANCELLED under an
+     * entry about to be freed. Ends: while this recoverer holds {@code a}'s entry, nobody else claims in
+     * its name, and every change of a held word leads to FREE or VALID.
+     */
+    void repairHeld(final long i, final long read, final int a, final int entry)
+    {
+        long s = read;
+        while (true)
+        {
+            repairSlot(i, s, entry);
+            final long now = m.getLongAcquire(layout.slot(i) + STATE_OFFSET);
+            if (now == s || payload(now) != a || !held(now))
+            {
+                return;
+            }
+            s = now;
+        }
     }
 
     /** True for the states a writer holds a slot in: its payload names the writer's attacher entry. */

@@ -425,6 +425,15 @@ public final class SlotTable
         index.indexAll();
     }
 
+    /**
+     * The repair a recoverer of dead writer {@code a} makes of slot {@code index} from the word {@code read}
+     * its scan saw, which may be stale by now (jcstress and tests).
+     */
+    void repairHeld(final long index, final long read, final int a)
+    {
+        recovery.repairHeld(index, read, a, layout.attacher(a));
+    }
+
     /** Recovers attacher entry {@code a}, if its process is dead (jcstress and tests). */
     int recoverAttacher(final int a)
     {
