@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 final class GcJson
 {
     private static final Pattern ACTION =
-        Pattern.compile("(removed|repaired|kept|failed|left|would remove|would repair) +(\\S+): (.*)");
+        Pattern.compile("(removed|repaired|kept|failed|left|would remove|would repair) +(.+?): (.*)"); // names may hold spaces
     private static final Pattern SUMMARY = Pattern.compile("gc(?: \\(dry run\\))?: (.*)");
 
     private GcJson()

@@ -41,6 +41,9 @@ class GcForeignNamesTest
             assertTrue(gc.out().contains(": 0 AVs " + (dryRun ? "to remove" : "removed")) &&
                 gc.out().contains("2 other files left alone"), gc.out());
         }
+        final CliRun json = CliRun.in(dir, "gc", "--grace", "0", "--json");
+        assertEquals(0, json.code(), json.out() + json.err());
+        assertTrue(json.out().contains("\"a b\""), "the JSON report names every file the text does: " + json.out());
         assertArrayEquals(bytes, Files.readAllBytes(spaced));
         assertArrayEquals(bytes, Files.readAllBytes(control));
     }
