@@ -8,10 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -161,10 +159,12 @@ class AcrossNodesIT
         {
             final String out = succeeded(run);
             final String err = run.stderr();
-            // mpiexec -verbose (HYDRA_DEBUG=1, on stdout): every get a node's proxy receives, and any it forwards upstream
-            final Map<String, Long> proxyGets = Pattern.compile("\\[proxy:[0-9:]+@(n\\d)\\] got pmi command \\(from \\d+\\): get\\n")
-                .matcher(out).results().collect(Collectors.groupingBy(m -> m.group(1), TreeMap::new, Collectors.counting()));
-            assertEquals(Map.of("n1", 4L, "n2", 4L, "n3", 4L), proxyGets, "the layout and 3 blocks, asked at each node's proxy");
+            // mpiexec -verbose (HYDRA_DEBUG=1, on stdout): every get a node's proxy receives, and any it forwards upstream.
+            // Hydra writes a line's "[proxy:...@nX] " prefix and its message in two writes (HYDU_dump), so the three
+            // proxies' lines may interleave on the shared stdout (one CI run counted 4, 3, 3): count the messages,
+            // each written whole; the look-ups of each node's local rank 0 are counted below, from its own timings.
+            final long proxyGets = Pattern.compile("got pmi command \\(from \\d+\\): get\\n").matcher(out).results().count();
+            assertEquals(3 * 4, proxyGets, "the layout and 3 blocks, asked by each of the 3 nodes' local ranks 0: " + out);
             assertTrue(out.contains("forwarding command (cmd=barrier_in) upstream") && !out.contains("forwarding command (cmd=get"),
                 "every get answered by the node's own proxy: " + out);
             final Map<Integer, Integer> lookups = SimulatedNodes.leaderLookups(err, 6);
