@@ -36,20 +36,21 @@ public final class ClosedMappings
     }
 
     /**
-     * True when {@code dir}'s file system has at least {@code needed} bytes usable once the mappings of the
-     * AV files closed here since the last call are collected; false at once when none was closed, or when
-     * the room is not there within {@link #ROOM_WAIT_NANOS} (held by another process, or by a handle still open).
+     * True when the file system holding {@code onFileSystem} (an AV file or its directory) has at least
+     * {@code needed} bytes usable once the mappings of the AV files closed here since the last call are
+     * collected; false at once when none was closed, or when the room is not there within
+     * {@link #ROOM_WAIT_NANOS} (held by another process, or by a handle still open).
      */
-    public static boolean freeRoom(final Path dir, final long needed)
+    public static boolean freeRoom(final Path onFileSystem, final long needed)
     {
-        return freeRoom(dir, needed, () -> true);
+        return freeRoom(onFileSystem, needed, () -> true);
     }
 
     /**
      * {@link #freeRoom(Path, long)} for a caller that holds a claim others take over when it stalls (a
      * grower's): {@code progress} is called between looks, and the wait ends, false, when it returns false.
      */
-    public static boolean freeRoom(final Path dir, final long needed, final BooleanSupplier progress)
+    public static boolean freeRoom(final Path onFileSystem, final long needed, final BooleanSupplier progress)
     {
         if (CLOSED.getAndSet(0) == 0)
         {
@@ -61,7 +62,7 @@ public final class ClosedMappings
         {
             try
             {
-                if (Files.getFileStore(dir).getUsableSpace() >= needed)
+                if (Files.getFileStore(onFileSystem).getUsableSpace() >= needed)
                 {
                     return true;
                 }
